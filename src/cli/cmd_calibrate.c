@@ -1,0 +1,14 @@
+/* cmd_calibrate.c - 'benchrun calibrate' (not built yet: see the open issue for it). */
+#include "cli/cli.h"
+
+#include <string.h>
+
+int cmd_calibrate(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: benchrun calibrate ...\n\nThis command is not implemented yet.\n");
+        return BR_EXIT_OK;
+    }
+    br_error("calibrate: not implemented yet");
+    return BR_EXIT_FAIL;
+}

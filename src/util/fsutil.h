@@ -1,0 +1,54 @@
+/* fsutil.h - file-system helpers: paths, whole-file I/O, atomic writes.
+ *
+ * Every function reports its own error through br_error (naming the path and
+ * strerror) and returns -1/NULL, so callers only propagate.
+ */
+#ifndef BR_FSUTIL_H
+#define BR_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* mkdir -p; mode 0755. */
+int fs_mkdir_p(const char *path);
+bool fs_exists(const char *path);
+bool fs_is_dir(const char *path);
+
+/* Reads a whole file into a NUL-terminated buffer (binary safe: *len set). */
+char *fs_read_file(const char *path, size_t *len);
+
+/* Writes data to path atomically: path.tmp.<pid>, fsync, rename. */
+int fs_write_atomic(const char *path, const void *data, size_t len);
+
+/* Atomic writer for streamed output: fs_atomic_open gives a FILE* on a
+ * temporary name; fs_atomic_commit flushes, fsyncs, closes and renames it;
+ * fs_atomic_abort closes and removes the temporary. */
+struct fs_atomic {
+    FILE *fp;
+    char *path;
+    char *tmp;
+};
+int fs_atomic_open(struct fs_atomic *a, const char *path);
+int fs_atomic_commit(struct fs_atomic *a);
+void fs_atomic_abort(struct fs_atomic *a);
+
+/* Copies a file (used for the conf copy in run folders). */
+int fs_copy_file(const char *src, const char *dst);
+
+/* a + "/" + b, with a single separator. */
+char *fs_path_join(const char *a, const char *b);
+/* Absolute form of path (realpath when it exists, else cwd-joined). */
+char *fs_abspath(const char *path);
+/* Directory holding the running executable (/proc/self/exe). */
+char *fs_self_dir(void);
+/* Absolute path of the running executable. */
+char *fs_self_exe(void);
+
+/* share/benchrun folder: $BENCHRUN_SHARE, else <exe dir>/../share/benchrun,
+ * else <exe dir>/share/benchrun (the build tree). NULL with an error if none. */
+char *fs_share_dir(void);
+/* A file under the share folder (e.g. "arch/gfx942.json"). */
+char *fs_share_path(const char *rel);
+
+#endif
