@@ -1,0 +1,84 @@
+/* collect.h - collectors: the profiler a stage puts in front of the app.
+ *
+ * A collector turns "collect these counters into this folder under this
+ * name" or "trace kernels into this folder" into an argv prefix that
+ * launch.sh execs before "${APP_CMD[@]}" (DESIGN.md §6), and says which files
+ * it leaves. Stages never name a profiler: they pick a row of
+ * br_collectors[] by name or vendor.
+ *
+ * Output layout every collector must produce (DESIGN.md §5, the analysis
+ * readers depend on it):
+ *   <dir>/<name>[_<pid>]_counter_collection.csv   (pmc pass)
+ *   <dir>/<name>[_<pid>]_kernel_trace.csv         (pmc pass and trace)
+ * in the rocprofv3 7.x CSV schemas (notes/rocprofv3-formats.md), timestamps
+ * in CLOCK_BOOTTIME ns. With NTASKS > 1 each process must write its own
+ * files (the _<pid> part), or ranks overwrite one another.
+ *
+ * Adding a collector (e.g. the NVIDIA `cupti` row):
+ *   1. write src/collect/collect_<name>.c defining
+ *      `const struct br_collector_ops br_collector_<name>` with designated
+ *      initializers; no vendor headers in it (it only builds argv and
+ *      environment; vendor code lives in src/trace/);
+ *   2. declare it below and add a row to br_collectors[] in collect.c, inside
+ *      an #if when it needs a build option, in preference order per vendor;
+ *   3. if the profiler is not an argv prefix (an injection library), return
+ *      an argv such as `env CUDA_INJECTION64_PATH=... --` ... or set
+ *      environment in `env` (launch.sh runs the prefix with execvp);
+ *   4. implement fixup when the tool's own layout differs (moves files into
+ *      the layout above);
+ *   5. tests: tests/unit/test_collect.c checks the argv; a fake tool under
+ *      tests/fakes/ that writes the files lets tests/cli run `benchrun pmc`;
+ *   6. document it in README.md (Commands > pmc / power).
+ */
+#ifndef BR_COLLECT_H
+#define BR_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strv.h"
+
+/* What a stage asks of a collector. */
+struct br_collect_req {
+    const char *dir;            /* output folder (absolute, exists at run time) */
+    const char *name;           /* file name stem: pass name or workload tag */
+    bool per_process;           /* NTASKS > 1: one file set per process */
+    const char *const *counters;/* pmc: counter names, NULL-terminated */
+    const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
+};
+
+struct br_collector_ops {
+    const char *name;           /* "rocprofv3" */
+    const char *vendor;         /* "amd" or "nvidia" */
+    const char *tool;           /* executable looked up in PATH (doctor, checks) */
+    /* argv prefix for one counter pass (ends with the app separator). May
+     * write small input files into req->dir (rocprofv3 6.2 -i file). 0/-1. */
+    int (*pmc_argv)(const struct br_collect_req *req, struct strv *out);
+    /* argv prefix for a kernel trace only (power run). 0/-1. */
+    int (*trace_argv)(const struct br_collect_req *req, struct strv *out);
+    /* After the run: bring the tool's files into the layout above; may be
+     * NULL. 0/-1 (printed). */
+    int (*fixup)(const struct br_collect_req *req);
+    /* File name suffixes it writes, NULL-terminated. */
+    const char *const *outputs;
+};
+
+extern const struct br_collector_ops br_collector_rocprofv3;
+
+/* The registered collectors, NULL-terminated. */
+extern const struct br_collector_ops *const br_collectors[];
+
+/* By name; NULL (no message) if unknown. */
+const struct br_collector_ops *br_collector_find(const char *name);
+/* First collector for a vendor ("amd"/"nvidia"); NULL if none. */
+const struct br_collector_ops *br_collector_for_vendor(const char *vendor);
+
+/* rocprofv3 release "major.minor" from $ROCM_PATH/.info/version (or the
+ * rocm_path given), NULL when unknown. Caller frees. */
+char *br_rocm_version(const char *rocm_path);
+
+/* Files in dir whose names end with suffix (sorted); appended to out as
+ * full paths. Returns how many, -1 when dir cannot be read. */
+int br_collect_find_outputs(const char *dir, const char *suffix, struct strv *out);
+
+#endif
