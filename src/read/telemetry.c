@@ -1,0 +1,563 @@
+/* telemetry.c - streaming reader of the sampler's telemetry CSV (METRICS.md §10).
+ *
+ * Owns: line framing over a file descriptor or a memory buffer (large block
+ * reads, one buffer that grows only for an over-long line), the metadata line,
+ * the header/column plan, and exact number conversion. Contract in telemetry.h.
+ *
+ * Number conversion: a decimal with at most 19 significant digits whose value
+ * m fits in 2^53 and whose power of ten |e| <= 22 is computed as m * 10^e or
+ * m / 10^-e: both operands are exact doubles, so the one IEEE operation gives
+ * the correctly rounded result (Clinger's fast path; W. D. Clinger, "How to
+ * read floating point numbers accurately", PLDI 1990). Anything else goes to
+ * strtod, which glibc rounds correctly. Either way the result equals strtod's.
+ */
+#include "read/telemetry.h"
+
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const br_telem_value_names[BR_TV_COUNT] = {
+    [BR_TV_SOCKET_POWER] = "current_socket_power_W",
+    [BR_TV_INST_POWER] = "inst_power_W",
+    [BR_TV_GFX_CLOCK] = "gfx_clock_MHz",
+    [BR_TV_EDGE_TEMP] = "edge_temp_C",
+    [BR_TV_HOTSPOT_TEMP] = "hotspot_temp_C",
+};
+
+enum { BLOCK = 1 << 20 };          /* bytes per read(2) */
+enum { PLAN_SKIP = -1, PLAN_TIME = -2 };
+
+struct br_telem {
+    char *name;
+    int fd;                        /* -1 when reading from memory */
+    char *buf;                     /* fd mode: owned buffer */
+    const char *data;              /* current window: data[beg..end) */
+    size_t cap, beg, end;
+    bool eof;                      /* no more bytes beyond data[end] */
+    long line;                     /* number of the last line handed out */
+    long rows;
+    bool truncated, done;
+    char **mkeys, **mvals;
+    size_t nmeta;
+    char **cols;
+    size_t ncols;
+    int *plan;                     /* per column: PLAN_*, or a value index */
+    int *plan_extra;               /* per column: extra slot or -1 */
+    double *extra;
+    size_t nextra;
+};
+
+/* ---- line framing ------------------------------------------------------ */
+
+/* Reads more bytes after compacting the window; grows the buffer when one
+ * line fills it. Returns bytes read, 0 at end of file, -1 on error. */
+static ssize_t fill(struct br_telem *t)
+{
+    if (t->beg > 0) {
+        memmove(t->buf, t->buf + t->beg, t->end - t->beg);
+        t->end -= t->beg;
+        t->beg = 0;
+    }
+    if (t->cap - t->end < BLOCK / 2) {
+        t->cap *= 2;
+        t->buf = xrealloc(t->buf, t->cap);
+    }
+    t->data = t->buf;
+    for (;;) {
+        ssize_t n = read(t->fd, t->buf + t->end, t->cap - t->end);
+        if (n >= 0) {
+            t->end += (size_t)n;
+            return n;
+        }
+        if (errno != EINTR)
+            return br_error("cannot read '%s': %s", t->name, strerror(errno));
+    }
+}
+
+/* Next line without its end (\n or \r\n). Returns 1 with [*ls, *le) and
+ * *has_nl, 0 at end of input, -1 on a read error. */
+static int next_line(struct br_telem *t, const char **ls, const char **le, bool *has_nl)
+{
+    for (;;) {
+        const char *p = t->data + t->beg;
+        size_t avail = t->end - t->beg;
+        const char *nl = memchr(p, '\n', avail);
+        if (nl || (t->eof && avail > 0)) {
+            const char *e = nl ? nl : p + avail;
+            t->beg = (size_t)(e - t->data) + (nl ? 1 : 0);
+            if (e > p && e[-1] == '\r')
+                e--;
+            *ls = p;
+            *le = e;
+            *has_nl = nl != NULL;
+            t->line++;
+            return 1;
+        }
+        if (t->eof)
+            return 0;
+        ssize_t n = fill(t);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            t->eof = true;
+    }
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+static const double pow10_exact[23] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+static void trim(const char **s, const char **e)
+{
+    while (*s < *e && is_blank(**s))
+        (*s)++;
+    while (*e > *s && is_blank((*e)[-1]))
+        (*e)--;
+}
+
+static bool word_eq(const char *s, const char *e, const char *w)
+{
+    size_t n = strlen(w);
+    return (size_t)(e - s) == n && strncasecmp(s, w, n) == 0;
+}
+
+/* Slow path: strtod on a NUL-terminated copy. */
+static int parse_slow(const char *s, const char *e, double *out)
+{
+    char small[64];
+    size_t n = (size_t)(e - s);
+    char *copy = n < sizeof(small) ? small : xmalloc(n + 1);
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    char *end;
+    *out = strtod(copy, &end);
+    int rc = end == copy + n ? 0 : -1;
+    if (copy != small)
+        free(copy);
+    return rc;
+}
+
+/* Decimal grammar: [+-] digits [. digits] [(e|E) [+-] digits], at least one
+ * mantissa digit; also nan/inf/infinity (any case) and an empty field (NaN).
+ * Returns 0 with *out set, -1 when the text is not a number. */
+static int parse_number(const char *s, const char *e, double *out)
+{
+    trim(&s, &e);
+    const char *start = s;
+    bool neg = s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+'))
+        s++;
+    if (s == e) {
+        *out = NAN;
+        return s == start ? 0 : -1;
+    }
+    if (word_eq(s, e, "nan")) {
+        *out = NAN;
+        return 0;
+    }
+    if (word_eq(s, e, "inf") || word_eq(s, e, "infinity")) {
+        *out = neg ? -INFINITY : INFINITY;
+        return 0;
+    }
+    uint64_t m = 0;
+    int sig = 0, dexp = 0, ndig = 0;
+    bool many = false;                 /* more than 19 significant digits */
+    for (; s < e && *s >= '0' && *s <= '9'; s++, ndig++) {
+        if (m == 0 && *s == '0')
+            continue;
+        if (sig < 19)
+            m = m * 10 + (uint64_t)(*s - '0'), sig++;
+        else
+            many = true;
+    }
+    if (s < e && *s == '.') {
+        for (s++; s < e && *s >= '0' && *s <= '9'; s++, ndig++) {
+            if (m == 0 && *s == '0') {
+                dexp--;
+                continue;
+            }
+            if (sig < 19)
+                m = m * 10 + (uint64_t)(*s - '0'), sig++, dexp--;
+            else
+                many = true;
+        }
+    }
+    if (ndig == 0)
+        return -1;
+    if (s < e && (*s == 'e' || *s == 'E')) {
+        s++;
+        bool eneg = s < e && *s == '-';
+        if (s < e && (*s == '-' || *s == '+'))
+            s++;
+        if (s == e)
+            return -1;
+        long x = 0;
+        for (; s < e && *s >= '0' && *s <= '9'; s++)
+            x = x < 100000 ? x * 10 + (*s - '0') : x;
+        dexp += (int)(eneg ? -x : x);
+    }
+    if (s != e)
+        return -1;
+    if (m == 0) {
+        *out = neg ? -0.0 : 0.0;
+        return 0;
+    }
+    if (many || m > (1ULL << 53) || dexp < -22 || dexp > 22)
+        return parse_slow(start, e, out);
+    double v = (double)m;
+    v = dexp < 0 ? v / pow10_exact[-dexp] : v * pow10_exact[dexp];
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* Non-negative decimal integer that fits int64. */
+static int parse_int64(const char *s, const char *e, int64_t *out)
+{
+    trim(&s, &e);
+    if (s == e)
+        return -1;
+    uint64_t v = 0;
+    for (; s < e; s++) {
+        if (*s < '0' || *s > '9' || v > (uint64_t)INT64_MAX / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > (uint64_t)INT64_MAX)
+            return -1;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* ---- metadata and header ----------------------------------------------- */
+
+static void meta_add(struct br_telem *t, const char *k, size_t kn, const char *v, size_t vn)
+{
+    t->mkeys = xrealloc(t->mkeys, (t->nmeta + 1) * sizeof(*t->mkeys));
+    t->mvals = xrealloc(t->mvals, (t->nmeta + 1) * sizeof(*t->mvals));
+    t->mkeys[t->nmeta] = xstrndup(k, kn);
+    t->mvals[t->nmeta] = xstrndup(v, vn);
+    t->nmeta++;
+}
+
+static bool is_meta_sep(char c) { return is_blank(c) || c == ',' || c == ';'; }
+
+/* key=value pairs; a value may be double-quoted to hold separators. Words
+ * without '=' (e.g. a tool name) are ignored. */
+static void parse_meta(struct br_telem *t, const char *s, const char *e)
+{
+    while (s < e && (*s == '#' || is_blank(*s)))
+        s++;
+    while (s < e) {
+        while (s < e && is_meta_sep(*s))
+            s++;
+        const char *k = s;
+        while (s < e && !is_meta_sep(*s) && *s != '=')
+            s++;
+        if (s == e || *s != '=' || s == k) {
+            while (s < e && !is_meta_sep(*s))
+                s++;
+            continue;
+        }
+        const char *ke = s++;
+        const char *v = s, *ve;
+        if (s < e && *s == '"') {
+            v = ++s;
+            while (s < e && *s != '"')
+                s++;
+            ve = s;
+            if (s < e)
+                s++;
+        } else {
+            while (s < e && !is_meta_sep(*s))
+                s++;
+            ve = s;
+        }
+        meta_add(t, k, (size_t)(ke - k), v, (size_t)(ve - v));
+    }
+}
+
+static int find_col(const struct br_telem *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (strcmp(t->cols[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Splits the header into names (blanks and double quotes around a name are
+ * dropped) and checks for duplicates. */
+static int split_header(struct br_telem *t, const char *s, const char *e)
+{
+    for (;;) {
+        const char *f = s;
+        while (s < e && *s != ',')
+            s++;
+        const char *fe = s;
+        trim(&f, &fe);
+        if (fe - f >= 2 && *f == '"' && fe[-1] == '"')
+            f++, fe--;
+        char *name = xstrndup(f, (size_t)(fe - f));
+        if (*name && find_col(t, name) >= 0) {
+            br_error_at(t->name, t->line, 0, "duplicate column '%s' in the header", name);
+            free(name);
+            return -1;
+        }
+        t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof(*t->cols));
+        t->cols[t->ncols++] = name;
+        if (s == e)
+            return 0;
+        s++;
+    }
+}
+
+/* Builds the per-column plan: timestamp, a required value, or skip. */
+static int plan_columns(struct br_telem *t)
+{
+    t->plan = xmalloc(t->ncols * sizeof(*t->plan));
+    t->plan_extra = xmalloc(t->ncols * sizeof(*t->plan_extra));
+    for (size_t i = 0; i < t->ncols; i++)
+        t->plan[i] = PLAN_SKIP, t->plan_extra[i] = -1;
+    int ts = find_col(t, BR_TELEM_TIMESTAMP_COL);
+    if (ts < 0)
+        return br_error_at(t->name, t->line, 0, "missing column '%s' in the header",
+                           BR_TELEM_TIMESTAMP_COL);
+    t->plan[ts] = PLAN_TIME;
+    for (int v = 0; v < BR_TV_COUNT; v++) {
+        int c = find_col(t, br_telem_value_names[v]);
+        if (c < 0)
+            return br_error_at(t->name, t->line, 0, "missing column '%s' in the header",
+                               br_telem_value_names[v]);
+        t->plan[c] = v;
+    }
+    return 0;
+}
+
+/* True when one comma-separated field of the line is "timestamp_ns": the
+ * line is a header (a file with no metadata line). */
+static bool has_timestamp_field(const char *s, const char *e)
+{
+    while (s <= e) {
+        const char *c = memchr(s, ',', (size_t)(e - s));
+        const char *f = s, *fe = c ? c : e;
+        trim(&f, &fe);
+        if (fe - f >= 2 && *f == '"' && fe[-1] == '"')
+            f++, fe--;
+        size_t n = strlen(BR_TELEM_TIMESTAMP_COL);
+        if ((size_t)(fe - f) == n && memcmp(f, BR_TELEM_TIMESTAMP_COL, n) == 0)
+            return true;
+        if (!c)
+            break;
+        s = c + 1;
+    }
+    return false;
+}
+
+/* Lines 1-2: metadata (optional) and header. */
+static int read_head(struct br_telem *t)
+{
+    const char *s, *e;
+    bool nl;
+    int rc = next_line(t, &s, &e, &nl);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return br_error_at(t->name, 0, 0, "empty file: expected a metadata line and a "
+                                          "header (timestamp_ns,...)");
+    if (!has_timestamp_field(s, e)) {
+        parse_meta(t, s, e);
+        rc = next_line(t, &s, &e, &nl);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return br_error_at(t->name, t->line + 1, 0,
+                               "expected the header line (timestamp_ns,...), found end of file");
+    }
+    if (split_header(t, s, e) != 0)
+        return -1;
+    return plan_columns(t);
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+static struct br_telem *telem_new(const char *name)
+{
+    struct br_telem *t = xcalloc(1, sizeof(*t));
+    t->name = xstrdup(name);
+    t->fd = -1;
+    return t;
+}
+
+static struct br_telem *finish_open(struct br_telem *t)
+{
+    if (read_head(t) != 0) {
+        br_telem_close(t);
+        return NULL;
+    }
+    return t;
+}
+
+struct br_telem *br_telem_open(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        br_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    struct br_telem *t = telem_new(path);
+    t->fd = fd;
+    t->cap = 2 * BLOCK;
+    t->buf = xmalloc(t->cap);
+    t->data = t->buf;
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return finish_open(t);
+}
+
+struct br_telem *br_telem_open_mem(const char *name, const void *data, size_t len)
+{
+    struct br_telem *t = telem_new(name);
+    t->data = len ? data : "";
+    t->end = len;
+    t->eof = true;
+    return finish_open(t);
+}
+
+void br_telem_close(struct br_telem *t)
+{
+    if (!t)
+        return;
+    if (t->fd >= 0)
+        close(t->fd);
+    for (size_t i = 0; i < t->nmeta; i++)
+        free(t->mkeys[i]), free(t->mvals[i]);
+    for (size_t i = 0; i < t->ncols; i++)
+        free(t->cols[i]);
+    free(t->mkeys);
+    free(t->mvals);
+    free(t->cols);
+    free(t->plan);
+    free(t->plan_extra);
+    free(t->extra);
+    free(t->buf);
+    free(t->name);
+    free(t);
+}
+
+int br_telem_want(struct br_telem *t, const char *name)
+{
+    int c = find_col(t, name);
+    if (c < 0)
+        return -1;
+    if (t->plan_extra[c] >= 0)
+        return t->plan_extra[c];
+    t->plan_extra[c] = (int)t->nextra;
+    t->extra = xrealloc(t->extra, (t->nextra + 1) * sizeof(*t->extra));
+    t->extra[t->nextra] = NAN;
+    return (int)t->nextra++;
+}
+
+/* One field of a row into *row according to the column plan. */
+static int store_field(struct br_telem *t, size_t col, const char *f, const char *fe,
+                       struct br_telem_row *row)
+{
+    int p = t->plan[col], x = t->plan_extra[col];
+    if (p == PLAN_SKIP && x < 0)
+        return 0;
+    if (p == PLAN_TIME) {
+        if (parse_int64(f, fe, &row->timestamp_ns) == 0)
+            return 0;
+        return br_error_at(t->name, t->line, 0, "column '%s': expected a non-negative "
+                           "integer (ns), found '%.*s'", t->cols[col], (int)(fe - f), f);
+    }
+    double v;
+    if (parse_number(f, fe, &v) != 0)
+        return br_error_at(t->name, t->line, 0, "column '%s': expected a number or nan, "
+                           "found '%.*s'", t->cols[col], (int)(fe - f), f);
+    if (p >= 0)
+        row->v[p] = v;
+    if (x >= 0)
+        t->extra[x] = v;
+    return 0;
+}
+
+/* Splits one data line over the plan; checks the field count. */
+static int parse_row(struct br_telem *t, const char *s, const char *e, struct br_telem_row *row)
+{
+    size_t col = 0;
+    for (;;) {
+        const char *f = s;
+        const char *c = memchr(s, ',', (size_t)(e - s));
+        const char *fe = c ? c : e;
+        if (col < t->ncols && store_field(t, col, f, fe, row) != 0)
+            return -1;
+        col++;
+        if (!c)
+            break;
+        s = c + 1;
+    }
+    if (col != t->ncols)
+        return br_error_at(t->name, t->line, 0, "expected %zu fields as in the header, "
+                           "found %zu", t->ncols, col);
+    return 0;
+}
+
+int br_telem_next(struct br_telem *t, struct br_telem_row *row)
+{
+    while (!t->done) {
+        const char *s, *e;
+        bool nl;
+        int rc = next_line(t, &s, &e, &nl);
+        if (rc <= 0) {
+            t->done = true;
+            return rc;
+        }
+        if (!nl) {
+            t->truncated = true;
+            t->done = true;
+            br_warn("%s:%ld: last line has no end (cut short, e.g. a killed job): ignored",
+                    t->name, t->line);
+            return 0;
+        }
+        if (s == e)
+            continue;                      /* blank line */
+        row->line = t->line;
+        row->extra = t->extra;
+        if (parse_row(t, s, e, row) != 0) {
+            t->done = true;
+            return -1;
+        }
+        t->rows++;
+        return 1;
+    }
+    return 0;
+}
+
+size_t br_telem_meta_count(const struct br_telem *t) { return t->nmeta; }
+const char *br_telem_meta_key(const struct br_telem *t, size_t i) { return t->mkeys[i]; }
+const char *br_telem_meta_value(const struct br_telem *t, size_t i) { return t->mvals[i]; }
+
+const char *br_telem_meta(const struct br_telem *t, const char *key)
+{
+    for (size_t i = 0; i < t->nmeta; i++)
+        if (strcmp(t->mkeys[i], key) == 0)
+            return t->mvals[i];
+    return NULL;
+}
+
+size_t br_telem_ncols(const struct br_telem *t) { return t->ncols; }
+const char *br_telem_colname(const struct br_telem *t, size_t i) { return t->cols[i]; }
+int br_telem_col(const struct br_telem *t, const char *name) { return find_col(t, name); }
+const char *br_telem_name(const struct br_telem *t) { return t->name; }
+long br_telem_rows(const struct br_telem *t) { return t->rows; }
+bool br_telem_truncated(const struct br_telem *t) { return t->truncated; }

@@ -1,0 +1,293 @@
+/* test_telemetry.c - the telemetry CSV reader (src/read/telemetry.c):
+ * layout, columns by name, nan, CRLF, truncation, malformed input with
+ * file:line, exact number conversion, block boundaries in file mode. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "read/telemetry.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+/* Captured messages (errors and warnings), newline-separated. */
+static struct strbuf g_msgs;
+
+static void sink(void *ctx, int is_warning, const char *msg)
+{
+    (void)ctx;
+    sb_addf(&g_msgs, "%s%s\n", is_warning ? "warning: " : "", msg);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    sb_init(&g_msgs);
+    br_error_set_sink(sink, NULL);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    br_error_set_sink(NULL, NULL);
+    sb_release(&g_msgs);
+    return 0;
+}
+
+static struct br_telem *open_str(const char *s)
+{
+    return br_telem_open_mem("t.csv", s, strlen(s));
+}
+
+#define HDR "timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,edge_temp_C," \
+            "hotspot_temp_C"
+
+static void test_basic(void **state)
+{
+    (void)state;
+    struct br_telem *t = open_str(
+        "# device=0 interval_ms=1 backend=sim clock=CLOCK_BOOTTIME name=\"AMD MI300X\"\n"
+        HDR ",energy_J,mem_clock_MHz\n"
+        "1000,500.5,612.25,2100,nan,55,0.5,1300\n"
+        "2000,501,,1900,NaN,56,1.25,1300\r\n"
+        "\n"
+        "3000,-0.0,1e3,2.1E3,-nan,5.5e1,2,nan\n");
+    assert_non_null(t);
+    assert_int_equal(br_telem_meta_count(t), 5);
+    assert_string_equal(br_telem_meta(t, "interval_ms"), "1");
+    assert_string_equal(br_telem_meta(t, "backend"), "sim");
+    assert_string_equal(br_telem_meta(t, "name"), "AMD MI300X");
+    assert_null(br_telem_meta(t, "nothere"));
+    assert_int_equal(br_telem_ncols(t), 8);
+    assert_string_equal(br_telem_colname(t, 6), "energy_J");
+    assert_int_equal(br_telem_col(t, "mem_clock_MHz"), 7);
+    assert_int_equal(br_telem_want(t, "energy_J"), 0);
+    assert_int_equal(br_telem_want(t, "nope"), -1);
+    assert_int_equal(br_telem_want(t, "gfx_clock_MHz"), 1);
+    assert_int_equal(br_telem_want(t, "energy_J"), 0);
+
+    struct br_telem_row r;
+    assert_int_equal(br_telem_next(t, &r), 1);
+    assert_int_equal(r.line, 3);
+    assert_int_equal(r.timestamp_ns, 1000);
+    assert_true(r.v[BR_TV_SOCKET_POWER] == 500.5);
+    assert_true(r.v[BR_TV_INST_POWER] == 612.25);
+    assert_true(r.v[BR_TV_GFX_CLOCK] == 2100);
+    assert_true(isnan(r.v[BR_TV_EDGE_TEMP]));
+    assert_true(r.v[BR_TV_HOTSPOT_TEMP] == 55);
+    assert_true(r.extra[0] == 0.5);
+    assert_true(r.extra[1] == 2100);
+    assert_int_equal(br_telem_next(t, &r), 1);
+    assert_int_equal(r.line, 4);
+    assert_true(isnan(r.v[BR_TV_INST_POWER]));      /* empty field */
+    assert_true(r.extra[0] == 1.25);
+    assert_int_equal(br_telem_next(t, &r), 1);      /* blank line skipped */
+    assert_int_equal(r.line, 6);
+    assert_true(r.v[BR_TV_SOCKET_POWER] == 0 && signbit(r.v[BR_TV_SOCKET_POWER]));
+    assert_true(r.v[BR_TV_INST_POWER] == 1000);
+    assert_true(r.v[BR_TV_GFX_CLOCK] == 2100);
+    assert_true(isnan(r.v[BR_TV_EDGE_TEMP]));
+    assert_true(r.v[BR_TV_HOTSPOT_TEMP] == 55);
+    assert_int_equal(br_telem_next(t, &r), 0);
+    assert_int_equal(br_telem_next(t, &r), 0);
+    assert_int_equal(br_telem_rows(t), 3);
+    assert_false(br_telem_truncated(t));
+    br_telem_close(t);
+    assert_string_equal(g_msgs.buf, "");
+}
+
+static void test_no_metadata_reordered(void **state)
+{
+    (void)state;
+    struct br_telem *t = open_str(
+        "hotspot_temp_C,edge_temp_C,gfx_clock_MHz,inst_power_W,current_socket_power_W,"
+        "timestamp_ns\n"
+        "60,nan,1500,700,650,42\n");
+    assert_non_null(t);
+    assert_int_equal(br_telem_meta_count(t), 0);
+    struct br_telem_row r;
+    assert_int_equal(br_telem_next(t, &r), 1);
+    assert_int_equal(r.line, 2);
+    assert_int_equal(r.timestamp_ns, 42);
+    assert_true(r.v[BR_TV_HOTSPOT_TEMP] == 60);
+    assert_true(r.v[BR_TV_INST_POWER] == 700);
+    assert_true(r.v[BR_TV_SOCKET_POWER] == 650);
+    assert_int_equal(br_telem_next(t, &r), 0);
+    br_telem_close(t);
+}
+
+static void test_truncated_last_line(void **state)
+{
+    (void)state;
+    struct br_telem *t = open_str("m=1\n" HDR "\n1,2,3,4,5,6\n7,8,9,1");
+    assert_non_null(t);
+    struct br_telem_row r;
+    assert_int_equal(br_telem_next(t, &r), 1);
+    assert_int_equal(br_telem_next(t, &r), 0);
+    assert_true(br_telem_truncated(t));
+    assert_int_equal(br_telem_rows(t), 1);
+    assert_non_null(strstr(g_msgs.buf, "warning: t.csv:4: last line has no end"));
+    br_telem_close(t);
+}
+
+/* Opens s and reads to the end; returns what the last call returned and
+ * leaves the messages in g_msgs. -2 when open failed. */
+static int read_all(const char *s)
+{
+    sb_reset(&g_msgs);
+    struct br_telem *t = open_str(s);
+    if (!t)
+        return -2;
+    struct br_telem_row r;
+    int rc;
+    while ((rc = br_telem_next(t, &r)) > 0)
+        ;
+    br_telem_close(t);
+    return rc;
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int rc;
+        const char *msg;
+    } cases[] = {
+        { "", -2, "t.csv: empty file" },
+        { "device=0\n", -2, "t.csv:2: expected the header line" },
+        { "device=0\ntimestamp_ns,inst_power_W\n", -2,
+          "t.csv:2: missing column 'current_socket_power_W'" },
+        { "device=0\n" HDR ",x,x\n", -2, "t.csv:2: duplicate column 'x'" },
+        { "d=0\n" HDR "\n1,2,3,4,5,6\n1,2,3,4,5\n", -1,
+          "t.csv:4: expected 6 fields as in the header, found 5" },
+        { "d=0\n" HDR "\n1,2,3,4,5,6,7\n", -1, "t.csv:3: expected 6 fields" },
+        { "d=0\n" HDR "\n1,2,abc,4,5,6\n", -1,
+          "t.csv:3: column 'inst_power_W': expected a number or nan, found 'abc'" },
+        { "d=0\n" HDR "\n1,2,3,4,5,1.5x\n", -1, "column 'hotspot_temp_C'" },
+        { "d=0\n" HDR "\n1,2,3,0x10,5,6\n", -1, "column 'gfx_clock_MHz'" },
+        { "d=0\n" HDR "\n1,2,3,1e,5,6\n", -1, "found '1e'" },
+        { "d=0\n" HDR "\n1,2,3,.,5,6\n", -1, "found '.'" },
+        { "d=0\n" HDR "\n1,2,3,-,5,6\n", -1, "found '-'" },
+        { "d=0\n" HDR "\n-5,2,3,4,5,6\n", -1,
+          "t.csv:3: column 'timestamp_ns': expected a non-negative integer (ns), found '-5'" },
+        { "d=0\n" HDR "\n1.5,2,3,4,5,6\n", -1, "found '1.5'" },
+        { "d=0\n" HDR "\nnan,2,3,4,5,6\n", -1, "found 'nan'" },
+        { "d=0\n" HDR "\n99999999999999999999,2,3,4,5,6\n", -1, "timestamp_ns" },
+        { "d=0\n" HDR "\n1,2,3,4,5,6\n", 0, "" },
+        { "d=0\n" HDR "\n", 0, "" },
+        { "d=0\n" HDR, 0, "" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = read_all(cases[i].text);
+        if (rc != cases[i].rc || !strstr(g_msgs.buf, cases[i].msg))
+            fail_msg("case %zu: rc %d (want %d), messages '%s' (want '%s')", i, rc,
+                     cases[i].rc, g_msgs.buf, cases[i].msg);
+        if (cases[i].rc == 0 && g_msgs.len)
+            fail_msg("case %zu: unexpected message '%s'", i, g_msgs.buf);
+    }
+}
+
+/* Random decimals in the shapes a sampler writes and harder ones: the
+ * result must equal strtod bit for bit. */
+static void test_numbers_exact(void **state)
+{
+    (void)state;
+    struct strbuf sb, want;
+    sb_init(&sb);
+    sb_init(&want);
+    sb_adds(&sb, "x=1\n" HDR "\n");
+    srand(12345);
+    const int n = 20000;
+    double *ref = malloc(n * sizeof(*ref));
+    assert_non_null(ref);
+    for (int i = 0; i < n; i++) {
+        char num[64];
+        int shape = i % 5;
+        long a = rand(), b = rand() % 100000;
+        if (shape == 0)
+            snprintf(num, sizeof(num), "%ld.%03ld", a % 2000, b % 1000);
+        else if (shape == 1)
+            snprintf(num, sizeof(num), "%.17g", (double)a / (double)(b + 1));
+        else if (shape == 2)
+            snprintf(num, sizeof(num), "%ld%ld.%ld%lde%d", a, b, b, a, (int)(b % 40) - 20);
+        else if (shape == 3)
+            snprintf(num, sizeof(num), "0.%05ld%ld", b, a);
+        else
+            snprintf(num, sizeof(num), "%ld.%ld", a, b);
+        ref[i] = strtod(num, NULL);
+        sb_addf(&sb, "%d,1,%s,1,1,1\n", i, num);
+    }
+    struct br_telem *t = br_telem_open_mem("num.csv", sb.buf, sb.len);
+    assert_non_null(t);
+    struct br_telem_row r;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(br_telem_next(t, &r), 1);
+        if (memcmp(&r.v[BR_TV_INST_POWER], &ref[i], sizeof(double)) != 0)
+            fail_msg("row %d: %.17g != strtod %.17g", i, r.v[BR_TV_INST_POWER], ref[i]);
+    }
+    br_telem_close(t);
+    free(ref);
+    sb_release(&sb);
+    sb_release(&want);
+}
+
+/* File mode: rows cross 1 MiB read blocks and one line is longer than the
+ * initial buffer; results equal memory mode. */
+static void test_file_blocks(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_telemetry.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "backend=sim\n" HDR ",note\n");
+    const int n = 120000;
+    for (int i = 0; i < n; i++) {
+        sb_addf(&sb, "%d,%d.5,%d.25,%d,nan,%d,", 1000 * i, i % 900, i % 1100, i % 2300, i % 90);
+        if (i == n / 2)
+            for (int k = 0; k < 5000000; k++)
+                sb_addc(&sb, 'z');
+        sb_adds(&sb, "\n");
+    }
+    assert_int_equal(write(fd, sb.buf, sb.len), (ssize_t)sb.len);
+    close(fd);
+    struct br_telem *t = br_telem_open(path);
+    assert_non_null(t);
+    struct br_telem_row r;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(br_telem_next(t, &r), 1);
+        assert_int_equal(r.timestamp_ns, 1000LL * i);
+        assert_true(r.v[BR_TV_SOCKET_POWER] == (i % 900) + 0.5);
+        assert_true(r.v[BR_TV_INST_POWER] == (i % 1100) + 0.25);
+        assert_int_equal(r.line, i + 3);
+    }
+    assert_int_equal(br_telem_next(t, &r), 0);
+    br_telem_close(t);
+    unlink(path);
+    sb_release(&sb);
+    assert_null(br_telem_open("/nonexistent/telemetry.csv"));
+    assert_non_null(strstr(g_msgs.buf, "cannot open '/nonexistent/telemetry.csv'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_basic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_metadata_reordered, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_numbers_exact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_blocks, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
