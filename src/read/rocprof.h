@@ -1,0 +1,172 @@
+/* rocprof.h - rocprofv3 results (ROCm 6.2 - 7.x CSV) read into the aggregated
+ * model of METRICS.md §2: per pass, per kernel name, Σ counter values, Σ
+ * durations, launches; plus the power run's kernel trace.
+ *
+ * Owns: layout detection from the header (never by position), the per-row
+ * parsing of *_counter_collection.csv, *_kernel_trace.csv and agent_info.csv,
+ * file-set discovery in pass folders, multi-process runs, and aggregation while
+ * reading (no object per row; kernel names interned once).
+ *
+ * Layouts (column sets; see ../shared/notes/rocprofv3-formats.md):
+ *   counter_collection  6.2 (15 cols, integer values, no timestamps),
+ *                       6.3 (18: + Kernel_Id, Start/End_Timestamp),
+ *                       6.4 and 7.x (19: + Accum_VGPR_Count).
+ *   kernel_trace        6.2 (16, no Dispatch_Id), 6.3/6.4 (18), 7.x (22).
+ * Columns are found by name: extra columns are ignored, a missing required
+ * column, a duplicate column, a row with the wrong number of fields or a
+ * non-numeric number is an error "file:line: what was expected". An empty file
+ * or a header without rows is an error. A malformed last line without a
+ * newline (killed job) is dropped with a warning and counted in `truncated`.
+ *
+ * Keys (METRICS.md §2): a launch is (file, Dispatch_Id); 6.2 counter files
+ * have no timestamps, so their durations are joined from the kernel trace of
+ * the same file set on Correlation_Id. Durations are counted once per launch
+ * although there is one row per (launch, counter). Launch ids are never
+ * matched across passes or files.
+ *
+ * A file set is the files of one process in one pass folder sharing a prefix:
+ * PREFIX_counter_collection.csv + PREFIX_kernel_trace.csv (+ PREFIX_agent_info.csv),
+ * e.g. 01_fp64_flops_12345_*. Pass folders are searched up to 4 levels deep
+ * (rocprofv3 6.3+ default output is %hostname%/%pid%/).
+ *
+ * Units: timestamps and durations in ns (CLOCK_BOOTTIME domain), LDS and
+ * scratch in bytes, workgroup and grid sizes in work-items.
+ */
+#ifndef BR_READ_ROCPROF_H
+#define BR_READ_ROCPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read/intern.h"
+
+enum rp_kind { RP_KIND_UNKNOWN = 0, RP_KIND_COUNTER, RP_KIND_TRACE, RP_KIND_AGENT_INFO };
+
+/* Kernel attributes (the same for every launch of a name in practice; the
+ * largest resource use seen is kept, so limits derived from it are safe). */
+struct rp_kattr {
+    uint32_t vgpr, agpr, sgpr;     /* per lane (arch VGPRs, accumulation VGPRs) */
+    uint64_t lds, scratch;         /* bytes per workgroup / per work-item */
+    uint32_t wg_x, wg_y, wg_z;     /* 0 when the file gives only the product */
+    uint64_t wg_size, grid_size;   /* work-items: X·Y·Z */
+    bool seen;                     /* some file gave attributes */
+    bool has_agpr;                 /* Accum_VGPR_Count was in the file */
+};
+
+/* One counter pass: the sum of all its file sets (processes). Arrays are
+ * indexed by kernel id (rp_run.names), nkernels rows; csum/crows are
+ * nkernels x ncounters, row-major. */
+struct rp_pass {
+    char *name;                 /* pass name, e.g. "01_fp64_flops" */
+    char *dir;                  /* folder searched */
+    bool present;               /* a counter_collection file was found */
+    uint32_t nsets;             /* file sets (processes) read */
+    uint32_t nfiles; char **files;  /* every file read, in order */
+    char *layout;               /* e.g. "counter_collection 7.x (19 cols)" */
+
+    uint32_t ncounters; char **counters;  /* counter names, first-seen order */
+    uint32_t nkernels;
+    uint64_t *launches;         /* [k] launches with counter rows */
+    double *dur_ns;             /* [k] Σ (End - Start), once per launch */
+    double *csum;               /* [k*ncounters + c] Σ Counter_Value */
+    uint64_t *crows;            /* [k*ncounters + c] rows seen (0: no data) */
+
+    uint64_t launches_total;    /* Σ launches[k] */
+    double dur_ns_total;        /* Σ dur_ns[k] */
+    /* Data checks (METRICS.md §8) from the pass's own kernel traces. */
+    uint64_t trace_launches;    /* dispatches in the traces */
+    uint64_t uncounted_launches;/* trace dispatches without counter rows */
+    double trace_ns;            /* Σ trace durations */
+    double uncounted_ns;        /* Σ durations of those without counters */
+    uint64_t untimed_launches;  /* counter launches without a duration (6.2, no trace match) */
+    uint64_t truncated;         /* dropped truncated last lines */
+};
+
+/* agent_info.csv: the first GPU row, as text, looked up by column name. */
+struct rp_agent {
+    bool present;
+    char *file;
+    uint32_t ncols;
+    char **keys, **vals;
+};
+
+struct rp_run {
+    struct intern names;        /* kernel full names; id = row index */
+    struct rp_kattr *attr;      /* [id], grown with names */
+    uint32_t nattr;
+    uint32_t npasses;
+    struct rp_pass *passes;
+    struct rp_agent agent;
+};
+
+/* Reads the passes of a pmc run folder: pass_names[i] is read from
+ * pmc_dir/pass_names[i]/ (a missing folder gives present = false, no error).
+ * nthreads 0 = one per CPU. Returns 0, or -1 after printing the error. */
+int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
+                size_t npasses, int nthreads);
+void rp_run_release(struct rp_run *run);
+/* Pass folders present in pmc_dir (subfolders holding a counter_collection
+ * CSV), sorted by name; a NULL-terminated array the caller frees with
+ * rp_strv_free. NULL on error. */
+char **rp_find_passes(const char *pmc_dir);
+void rp_strv_free(char **v);
+
+/* agent_info value by column name (NULL when absent); as a number: 0 and *out
+ * set, -1 when absent or not a number. */
+const char *rp_agent_get(const struct rp_agent *a, const char *col);
+int rp_agent_num(const struct rp_agent *a, const char *col, double *out);
+
+/* ---- power run kernel trace ------------------------------------------------ */
+
+/* Busy time of one GPU: one (trace file, agent) pair. */
+struct rp_gpu_busy {
+    uint32_t file;              /* index into rp_power.files */
+    uint64_t agent;             /* Agent_Id number */
+    int64_t first_start, last_end;
+    double busy_ns;             /* |union of kernel intervals| */
+    uint64_t dispatches;
+};
+
+struct rp_power {
+    uint32_t nfiles; char **files;   /* kernel_trace files read */
+    uint64_t dispatches;
+    int64_t first_start, last_end;   /* over all files and agents */
+    uint32_t nkernels;               /* rows of launches/dur_ns (names ids) */
+    uint64_t *launches;              /* [k] */
+    double *dur_ns;                  /* [k] Σ unprofiled durations */
+    double dur_ns_total;
+    uint32_t ngpus; struct rp_gpu_busy *gpu;
+    uint64_t truncated;
+};
+
+/* Reads the power run's kernel trace(s): path is one CSV, or a folder searched
+ * (4 levels) for *kernel_trace.csv. Kernel names are interned into names (the
+ * pmc run's table, so ids match). 0, or -1 after printing the error. */
+int rp_power_load(struct rp_power *pw, struct intern *names, const char *path);
+void rp_power_release(struct rp_power *pw);
+/* GPU busy % = 100 × busy / (last end − first start), per GPU, averaged
+ * (METRICS.md §3). NaN with no dispatches. */
+double rp_power_busy_pct(const struct rp_power *pw);
+double rp_gpu_busy_pct(const struct rp_gpu_busy *g);
+
+/* Kernel window of a power run for the telemetry vectors (METRICS.md §9):
+ * [first kernel start, last kernel end] in ns over all kernel_trace files
+ * under path (file or folder, as rp_power_load). 0, 1 when no dispatch was
+ * found (window unset), -1 on error (printed). */
+int rp_kernel_window(const char *path, int64_t *first_start, int64_t *last_end);
+
+/* ---- single files (tests, fuzz targets) -------------------------------------- */
+
+struct rp_file_info {
+    enum rp_kind kind;
+    const char *layout;   /* static text, e.g. "7.x (22 cols)" */
+    uint64_t rows, dispatches, truncated;
+    uint32_t kernels, counters;
+};
+
+/* Parses one file held in memory (kind detected from its header) into a
+ * scratch model and discards it. 0, or -1 after printing the error. */
+int rp_check_mem(const char *name, const void *data, size_t len, struct rp_file_info *info);
+
+#endif
