@@ -1,0 +1,292 @@
+/* test_submit.c - benchrun submit: Slurm time strings, the pmc estimate,
+ * sbatch argv, --parsable output, the newest plain run, submitted.json. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stage/submit.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+static void quiet(void *ctx, int is_warning, const char *msg)
+{
+    (void)ctx;
+    (void)is_warning;
+    (void)msg;
+}
+
+/* sbatch(1): -t formats and their meaning in seconds. */
+static void test_time_parse(void **state)
+{
+    (void)state;
+    static const struct { const char *s; long want; } ok[] = {
+        { "10", 600 },          { "0", 0 },           { "90", 5400 },
+        { "5:30", 330 },        { "1:00:00", 3600 },  { "01:30:15", 5415 },
+        { "2-0", 172800 },      { "1-12", 129600 },   { "1-02:03", 93780 },
+        { "1-02:03:04", 93784 }, { "UNLIMITED", -1 }, { "infinite", -1 },
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        long s = -2;
+        assert_int_equal(br_slurm_time_parse(ok[i].s, &s), 0);
+        assert_int_equal(s, ok[i].want);
+    }
+    static const char *bad[] = { "", "abc", "1:2:3:4", "-5", "1-", "1-x", "10m",
+                                 "1:", ":5", "1- 2", "99999999999999999999" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        long s;
+        assert_int_equal(br_slurm_time_parse(bad[i], &s), -1);
+    }
+}
+
+static void test_time_format(void **state)
+{
+    (void)state;
+    static const struct { long s; const char *want; } cases[] = {
+        { 60, "00:01:00" }, { 780, "00:13:00" }, { 3600, "01:00:00" },
+        { 86399, "23:59:59" }, { 86400, "1-00:00:00" }, { 93784, "1-02:03:04" },
+        { -1, "UNLIMITED" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *f = br_slurm_time_format(cases[i].s);
+        assert_string_equal(f, cases[i].want);
+        long back;
+        assert_int_equal(br_slurm_time_parse(f, &back), 0);
+        assert_int_equal(back, cases[i].s);
+        free(f);
+    }
+}
+
+/* passes x 3 x wall, rounded up to whole minutes, at least one. */
+static void test_pmc_estimate(void **state)
+{
+    (void)state;
+    assert_int_equal(br_submit_pmc_seconds(6, 42.0), 13 * 60);   /* 756 s -> 13 min */
+    assert_int_equal(br_submit_pmc_seconds(6, 40.0), 12 * 60);   /* 720 s exactly */
+    assert_int_equal(br_submit_pmc_seconds(6, 40.01), 13 * 60);  /* 720.18 s */
+    assert_int_equal(br_submit_pmc_seconds(2, 0.5), 60);         /* 3 s -> 1 min */
+    assert_int_equal(br_submit_pmc_seconds(7, 3600.0), 21 * 3600);
+    assert_int_equal(br_submit_pmc_seconds(0, 10.0), -1);
+    assert_int_equal(br_submit_pmc_seconds(6, 0.0), -1);
+    assert_int_equal(br_submit_pmc_seconds(6, -1.0), -1);
+    assert_int_equal(br_submit_pmc_seconds(6, 0.0 / 0.0), -1);
+}
+
+static void test_parse_jobid(void **state)
+{
+    (void)state;
+    static const struct { const char *out, *want; } cases[] = {
+        { "1234\n", "1234" }, { "1234", "1234" }, { "77;cluster1\n", "77" },
+        { "  5\r\n", "5" },   { "", NULL },       { "\n", NULL },
+        { "Submitted batch job 12\n", NULL },     { "12\n13\n", NULL },
+        { "12abc\n", NULL },  { "123456789012345678901\n", NULL },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *id = br_submit_parse_jobid(cases[i].out);
+        if (cases[i].want) {
+            assert_non_null(id);
+            assert_string_equal(id, cases[i].want);
+        } else {
+            assert_null(id);
+        }
+        free(id);
+    }
+}
+
+static struct br_submit_params params(void)
+{
+    return (struct br_submit_params){
+        .conf_path = "/w/demo.conf", .workload = "demo", .results_dir = "/r",
+        .nnodes = 2, .ntasks = 4, .scripts_dir = "/s", .benchrun_exe = "/b/benchrun",
+    };
+}
+
+static char *joined(const struct strv *v)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < v->n; i++)
+        n += strlen(v->v[i]) + 1;
+    char *s = xcalloc(n, 1);
+    for (size_t i = 0; i < v->n; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, v->v[i]);
+    }
+    return s;
+}
+
+static void test_build_argv(void **state)
+{
+    (void)state;
+    struct br_submit_params p = params();
+    struct br_submit_job j;
+    assert_int_equal(br_submit_build(&p, "plain", NULL, &j), 0);
+    char *s = joined(&j.argv);
+    assert_string_equal(s, "sbatch --parsable -N 2 -n 4 -J demo-plain --output "
+                           "/r/demo-plain-%j.out --export=ALL,BENCHRUN=/b/benchrun "
+                           "/s/run_plain.sbatch /w/demo.conf");
+    assert_null(j.time_limit);
+    assert_non_null(strstr(j.time_note, "no TIME_LIMIT"));
+    free(s);
+    br_submit_job_release(&j);
+
+    p.partition = "mi3008x";
+    p.time_limit = "02:00:00";
+    assert_int_equal(br_submit_build(&p, "power", "1234", &j), 0);
+    s = joined(&j.argv);
+    assert_string_equal(s, "sbatch --parsable -p mi3008x -N 2 -n 4 -J demo-power -t 02:00:00 "
+                           "--output /r/demo-power-%j.out --dependency=afterok:1234 "
+                           "--export=ALL,BENCHRUN=/b/benchrun /s/run_power.sbatch /w/demo.conf");
+    assert_string_equal(j.depends_on, "1234");
+    free(s);
+    br_submit_job_release(&j);
+}
+
+/* pmc: estimate from the plain run; TIME_LIMIT wins only when longer. */
+static void test_pmc_time_limit(void **state)
+{
+    (void)state;
+    struct br_submit_params p = params();
+    p.pmc_passes = 6;
+    p.plain_wall_s = 42.0;
+    p.plain_run = "plain-17";
+    char *lim, *note;
+    assert_int_equal(br_submit_time_limit(&p, "pmc", &lim, &note), 0);
+    assert_string_equal(lim, "00:13:00");
+    assert_non_null(strstr(note, "6 passes x 3 x plain wall 42.0 s (plain-17)"));
+    free(lim);
+    free(note);
+    p.time_limit = "10";                   /* 10 min < 13 min: estimate */
+    assert_int_equal(br_submit_time_limit(&p, "pmc", &lim, &note), 0);
+    assert_string_equal(lim, "00:13:00");
+    free(lim);
+    free(note);
+    p.time_limit = "1:00:00";              /* longer: kept */
+    assert_int_equal(br_submit_time_limit(&p, "pmc", &lim, &note), 0);
+    assert_string_equal(lim, "1:00:00");
+    free(lim);
+    free(note);
+    assert_int_equal(br_submit_time_limit(&p, "plain", &lim, &note), 0);
+    assert_string_equal(lim, "1:00:00");    /* other stages: TIME_LIMIT as is */
+    free(lim);
+    free(note);
+    p.time_limit = "1:2:3:4";
+    br_error_set_sink(quiet, NULL);
+    assert_int_equal(br_submit_time_limit(&p, "plain", &lim, &note), -1);
+    br_error_set_sink(NULL, NULL);
+    assert_null(lim);
+}
+
+static char *tmpdir(void)
+{
+    char tmpl[] = "/tmp/test_submit.XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    return xstrdup(tmpl);
+}
+
+static void write_text(const char *dir, const char *rel, const char *text)
+{
+    char *path = fs_path_join(dir, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    assert_int_equal(fs_mkdir_p(path), 0);
+    *slash = '/';
+    assert_int_equal(fs_write_atomic(path, text, strlen(text)), 0);
+    free(path);
+}
+
+static void test_find_plain(void **state)
+{
+    (void)state;
+    char *d = tmpdir();
+    double wall;
+    char *run;
+    assert_int_equal(br_submit_find_plain(d, &wall, &run), 1);
+    assert_null(run);
+    write_text(d, "plain-1/run.json", "{\"exit_status\": 0, \"wall_s\": 12.5}");
+    write_text(d, "plain-2/run.json", "{\"exit_status\": 1, \"wall_s\": 99}");   /* failed */
+    write_text(d, "plain-3/run.json", "not json");
+    write_text(d, "pmc-4/run.json", "{\"exit_status\": 0, \"wall_s\": 500}");   /* not plain */
+    assert_int_equal(br_submit_find_plain(d, &wall, &run), 0);
+    assert_string_equal(run, "plain-1");
+    assert_true(wall == 12.5);
+    free(run);
+    sleep(1);                               /* newer mtime wins */
+    write_text(d, "plain-9/run.json", "{\"exit_status\": 0, \"wall_s\": 30}");
+    assert_int_equal(br_submit_find_plain(d, &wall, &run), 0);
+    assert_string_equal(run, "plain-9");
+    assert_true(wall == 30.0);
+    free(run);
+    char *cmd = xasprintf("rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(d);
+}
+
+/* submitted.json: entries appended; incomplete submissions listed. */
+static void test_record(void **state)
+{
+    (void)state;
+    char *d = tmpdir();
+    struct br_submit_params p = params();
+    p.results_dir = d;
+    struct br_submit_job j[2];
+    assert_int_equal(br_submit_build(&p, "plain", NULL, &j[0]), 0);
+    j[0].job_id = xstrdup("41");
+    assert_int_equal(br_submit_build(&p, "pmc", "41", &j[1]), 0);
+    assert_int_equal(br_submit_record_check(d), 0);
+    assert_int_equal(br_submit_record(&p, j, 2, false), 0);
+    j[1].job_id = xstrdup("42");
+    assert_int_equal(br_submit_record(&p, j, 2, true), 0);
+    char *path = fs_path_join(d, "submitted.json");
+    json_t *root = json_load_file(path, 0, NULL);
+    assert_non_null(root);
+    json_t *subs = json_object_get(root, "submissions");
+    assert_int_equal(json_array_size(subs), 2);
+    json_t *first = json_array_get(subs, 0), *second = json_array_get(subs, 1);
+    assert_true(json_is_false(json_object_get(first, "complete")));
+    assert_int_equal(json_array_size(json_object_get(first, "jobs")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(first, "not_submitted"),
+                                                         0)), "pmc");
+    json_t *pmc = json_array_get(json_object_get(second, "jobs"), 1);
+    assert_string_equal(json_string_value(json_object_get(pmc, "job_id")), "42");
+    assert_string_equal(json_string_value(json_object_get(pmc, "depends_on")), "41");
+    assert_string_equal(json_string_value(json_object_get(second, "workload")), "demo");
+    json_decref(root);
+    /* a damaged record is refused before anything is submitted */
+    assert_int_equal(fs_write_atomic(path, "{oops", 5), 0);
+    br_error_set_sink(quiet, NULL);
+    assert_int_equal(br_submit_record_check(d), -1);
+    assert_int_equal(br_submit_record(&p, j, 2, true), -1);
+    br_error_set_sink(NULL, NULL);
+    br_submit_job_release(&j[0]);
+    br_submit_job_release(&j[1]);
+    char *cmd = xasprintf("rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(path);
+    free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_parse),
+        cmocka_unit_test(test_time_format),
+        cmocka_unit_test(test_pmc_estimate),
+        cmocka_unit_test(test_parse_jobid),
+        cmocka_unit_test(test_build_argv),
+        cmocka_unit_test(test_pmc_time_limit),
+        cmocka_unit_test(test_find_plain),
+        cmocka_unit_test(test_record),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
