@@ -108,6 +108,7 @@ struct br_stage {
     char *share;            /* share/benchrun folder (launch.sh lives there) */
     char *vendor;           /* conf VENDOR, else detected; "none"/"unknown" */
     struct br_gpus gpus;    /* detected (real runs only) */
+    bool assume_slurm;      /* dry run outside Slurm with NTASKS > 1: show srun */
     double t_start;         /* CLOCK_REALTIME seconds at begin */
 };
 
@@ -170,5 +171,13 @@ int br_run_info_write(const struct br_stage *st, const struct strv *command,
  * POSIX regcomp REG_EXTENDED); appended to out. 0, or -1 on a bad pattern or
  * unreadable file (printed). */
 int br_perf_grep(const char *pattern, const char *path, struct strv *out);
+
+/* ---- end of a stage (report.c) -------------------------------------- */
+
+/* Prints the lines of log_path matching PERF_GREP on stdout and stores them
+ * as "perf_lines" in extra; warns when none matched. 0 or -1 (printed). */
+int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t *extra);
+/* "<kind>: <workload>: exit status N, wall time S s; results in DIR". */
+void br_stage_summary(const struct br_stage *st, const struct br_exec_result *r);
 
 #endif

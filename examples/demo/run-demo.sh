@@ -1,0 +1,37 @@
+#!/bin/bash
+# run-demo.sh BUILD_DIR - what `make demo` runs: the bundled demo workload
+# through benchrun's stages, then where the results are. Each step is a
+# function below; later steps (analysis, vectors) add one function and one
+# line in main.
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+benchrun=$build/benchrun
+conf=$here/demo.conf
+export BENCHRUN_DEMO_BUILD=$build
+export BENCHRUN_DEMO_RESULTS=$build/demo-results
+
+step() { printf '\n== %s\n' "$*"; }
+
+demo_dry_run() {
+    step "benchrun plain $conf --dry-run   (prints every command, runs nothing)"
+    "$benchrun" plain "$conf" --dry-run
+}
+
+demo_plain() {
+    step "benchrun plain $conf"
+    "$benchrun" plain "$conf"
+    PLAIN_DIR=$(ls -1dt "$BENCHRUN_DEMO_RESULTS"/plain-* | head -n 1)
+    echo "files: $(cd "$PLAIN_DIR" && echo *)"
+}
+
+main() {
+    [ -x "$benchrun" ] || { echo "run-demo.sh: no benchrun in $build (run make demo)" >&2; exit 1; }
+    demo_dry_run
+    demo_plain
+    step "done"
+    echo "Results: $BENCHRUN_DEMO_RESULTS"
+    echo "Plain run: $PLAIN_DIR  (app.txt, run_info.txt, run.json, workload.conf)"
+}
+
+main "$@"

@@ -1,0 +1,70 @@
+/* jobdir.c - job id and run folders: RESULTS_DIR/<kind>-<jobid>, never reused.
+ * Job id: $SLURM_JOB_ID inside Slurm, else local-<UTC timestamp>-<pid>. */
+#include "stage/stage.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+char *br_job_id(void)
+{
+    const char *j = getenv("SLURM_JOB_ID");
+    if (j && *j && !strchr(j, '/'))
+        return xstrdup(j);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    char ts[32];
+    strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+    return xasprintf("local-%s-%ld", ts, (long)getpid());
+}
+
+bool br_in_slurm(void)
+{
+    const char *j = getenv("SLURM_JOB_ID");
+    return j && *j;
+}
+
+char *br_run_dir_name(const char *results_dir, const char *kind, const char *jobid)
+{
+    char *leaf = xasprintf("%s-%s", kind, jobid);
+    char *p = fs_path_join(results_dir, leaf);
+    free(leaf);
+    return p;
+}
+
+int br_run_dir_create(const char *results_dir, const char *kind, const char *jobid, char **out)
+{
+    *out = NULL;
+    if (fs_mkdir_p(results_dir) != 0)
+        return -1;
+    char *base = br_run_dir_name(results_dir, kind, jobid);
+    char *cand = xstrdup(base);
+    for (int n = 2; n < 10000; n++) {
+        if (mkdir(cand, 0755) == 0) {
+            free(base);
+            *out = fs_abspath(cand);
+            free(cand);
+            return 0;
+        }
+        if (errno != EEXIST) {
+            int e = errno;
+            br_error("cannot create run folder '%s': %s", cand, strerror(e));
+            free(cand);
+            free(base);
+            return -1;
+        }
+        free(cand);
+        cand = xasprintf("%s.%d", base, n);
+    }
+    br_error("cannot create run folder '%s': too many earlier runs with this id", base);
+    free(cand);
+    free(base);
+    return -1;
+}

@@ -1,0 +1,38 @@
+/* report.c - the end of a stage: PERF_GREP lines, final run_info, summary.
+ * Shared by plain, pmc and power so their last lines look the same. */
+#include "stage/stage.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t *extra)
+{
+    if (!st->conf.perf_grep)
+        return 0;
+    struct strv lines;
+    strv_init(&lines);
+    int rc = br_perf_grep(st->conf.perf_grep, log_path, &lines);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < lines.n; i++) {
+        json_array_append_new(arr, json_string(lines.v[i]));
+        printf("%s\n", lines.v[i]);
+    }
+    if (rc == 0 && lines.n == 0)
+        br_warn("PERF_GREP '%s' matched no line of %s", st->conf.perf_grep, log_path);
+    json_object_set_new(extra, "perf_lines", arr);
+    strv_free(&lines);
+    return rc;
+}
+
+void br_stage_summary(const struct br_stage *st, const struct br_exec_result *r)
+{
+    if (r->reason)
+        printf("%s: %s: stopped (%s) after %.3f s, exit status %d; results in %s\n",
+               st->kind, st->conf.workload, r->reason, r->wall_s, r->exit_code, st->rundir);
+    else
+        printf("%s: %s: exit status %d, wall time %.3f s; results in %s\n", st->kind,
+               st->conf.workload, r->exit_code, r->wall_s, st->rundir);
+}
