@@ -1,0 +1,110 @@
+/* brcupti.h - shared state of libbenchrun-cupti.so (private to src/trace/cupti/).
+ *
+ * The library is loaded into an unmodified CUDA application through
+ * CUDA_INJECTION64_PATH (InitializeInjection, inject.c). Modules:
+ *   inject.c    entry point, configuration (BENCHRUN_CUPTI_* variables), the
+ *               CUPTI subscriber, exit/SIGTERM/context-destroy handling, files
+ *   kstore.c    CUPTI activity buffers → compact kernel records; kernel_trace.csv
+ *   rangeprof.c per-context range profiler (auto range = one range per launch)
+ *   host.c      profiler host API: pass counts, metric lists (also used offline)
+ * All timestamps written are CLOCK_BOOTTIME ns (clockconv.h).
+ */
+#ifndef BR_CUPTI_INTERNAL_H
+#define BR_CUPTI_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "trace/clockconv.h"
+#include "trace/ktrace_write.h"
+
+/* Configuration read from the environment once, at injection. */
+struct brc_config {
+    char *out_dir;         /* BENCHRUN_CUPTI_OUT (default ".") */
+    char *prefix;          /* BENCHRUN_CUPTI_NAME with %pid% expanded, pid appended */
+    char **metrics;        /* BENCHRUN_CUPTI_METRICS, comma-separated; NULL: trace only */
+    size_t nmetrics;
+    bool trace;            /* write kernel_trace.csv (BENCHRUN_CUPTI_TRACE, default 1) */
+    size_t max_ranges;     /* ranges per counter image (BENCHRUN_CUPTI_MAX_RANGES) */
+    bool kernel_replay;    /* BENCHRUN_CUPTI_REPLAY=kernel (default user: no replay) */
+    size_t buffer_bytes;   /* activity buffer size (BENCHRUN_CUPTI_BUFFER_KB) */
+    size_t flush_records;  /* trace: write rows when this many are held */
+    bool verbose;          /* BENCHRUN_CUPTI_VERBOSE=1: progress on stderr */
+};
+
+/* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */
+struct brc_kernel {
+    uint64_t start, end;
+    uint32_t corr, device, context, stream;
+    uint32_t grid[3], block[3];
+    uint32_t regs, lds, local;
+    uint32_t name;         /* index into the name table */
+};
+
+/* Process-wide state; everything below is guarded by lock. */
+struct brc_state {
+    pthread_mutex_t lock;
+    struct brc_config cfg;
+    CUpti_SubscriberHandle sub;
+    bool finished;         /* files written; later events are ignored */
+    long pid;
+    struct clk_conv clock;
+    /* kernel records held until written */
+    struct brc_kernel *k;
+    size_t nk, capk;
+    uint64_t dispatched;   /* rows written so far (Dispatch_Id base) */
+    uint64_t dropped;      /* activity records CUPTI dropped */
+    FILE *trace_fp;        /* <prefix>_kernel_trace.csv.part while open */
+    uint64_t trace_rows;
+    /* interned demangled names */
+    char **names;
+    const char **name_keys;  /* CUPTI's name pointer for each entry */
+    size_t nnames, capnames;
+    /* counter collection summary */
+    uint64_t counter_rows, ranges, ranges_dropped, unmatched;
+    char *error;           /* first error, for the companion JSON */
+};
+
+extern struct brc_state brc;
+
+/* Records the first error (printf-style) and prints it to stderr. */
+void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Name of a CUPTI result. */
+const char *brc_cupti_str(CUptiResult r);
+/* Path <out_dir>/<prefix>_<suffix>; caller frees. */
+char *brc_path(const char *suffix);
+
+/* kstore.c */
+int brc_kstore_start(void);                        /* activity kinds + buffers */
+void brc_kstore_flush(bool forced);                /* cuptiActivityFlushAll */
+void brc_kstore_write_trace(void);                 /* held records → CSV (lock held) */
+int brc_kstore_close_trace(void);                  /* rename .part → final (lock held) */
+const char *brc_kstore_name(uint32_t idx);
+uint32_t brc_kstore_intern(const char *mangled);   /* lock held */
+/* Fills a rocprofv3 row from a record; timestamps converted to boottime. */
+void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out);
+
+/* rangeprof.c */
+int brc_rp_init(void);                             /* profiler init + config images */
+void brc_rp_on_launch(CUcontext ctx, bool graph);  /* API enter of a launch */
+void brc_rp_on_ctx_destroy(CUcontext ctx);
+void brc_rp_finish(void);                          /* collect every context */
+int brc_rp_write(void);                            /* join with kernels, write CSV */
+
+/* Exported entry points (default visibility). */
+int InitializeInjection(void);
+int br_cupti_host_passes(const char *chip, const char *const *names, size_t n, size_t *passes);
+int br_cupti_host_list(const char *chip, void (*fn)(void *ctx, const char *name, const char *type),
+                       void *ctx);
+
+/* host.c */
+int brc_host_passes(const char *chip, const uint8_t *avail, const char *const *names, size_t n,
+                    size_t *passes);
+
+#endif

@@ -1,0 +1,376 @@
+/* inject.c - libbenchrun-cupti.so entry point: configuration, callbacks, exit paths, files.
+ *
+ * Loaded into an unmodified CUDA application with CUDA_INJECTION64_PATH; the
+ * CUDA driver calls InitializeInjection() once, at cuInit. Configured by
+ * environment variables that benchrun sets (README "NVIDIA"):
+ *   BENCHRUN_CUPTI_OUT      output folder (default ".")
+ *   BENCHRUN_CUPTI_NAME     file prefix; "%pid%" is replaced by the process id,
+ *                           which is appended when absent (one file set per process)
+ *   BENCHRUN_CUPTI_METRICS  comma-separated metrics (one hardware pass): counter mode
+ *   BENCHRUN_CUPTI_TRACE    0 to skip kernel_trace.csv in counter mode (default 1)
+ *   BENCHRUN_CUPTI_MAX_RANGES   launches per counter data image (default 2000)
+ *   BENCHRUN_CUPTI_REPLAY   "kernel" for CUPTI kernel replay (default user: none)
+ *   BENCHRUN_CUPTI_BUFFER_KB    activity buffer size (default 8192)
+ *   BENCHRUN_CUPTI_VERBOSE  1: progress on stderr
+ * Files, written at the end (exit() from any thread, cudaDeviceReset or context
+ * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
+ * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
+ * and <prefix>_cupti.json (clock points, offset and drift, counts, errors).
+ * SIGTERM: the handler only writes a byte to a pipe; a helper thread writes the
+ * files, restores the previous disposition and re-raises the signal.
+ */
+#include "trace/cupti/brcupti.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+struct brc_state brc;
+
+static __thread int tls_runtime_launch;   /* inside a runtime launch API call */
+static int sig_pipe[2] = { -1, -1 };
+static struct sigaction old_term;
+
+const char *brc_cupti_str(CUptiResult r)
+{
+    const char *s = NULL;
+    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+        return "unknown CUPTI error";
+    return s;
+}
+
+void brc_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    fprintf(stderr, "benchrun-cupti: %s\n", msg ? msg : fmt);
+    if (!brc.error && msg)
+        brc.error = msg;
+    else
+        free(msg);
+}
+
+char *brc_path(const char *suffix)
+{
+    return xasprintf("%s/%s_%s", brc.cfg.out_dir, brc.cfg.prefix, suffix);
+}
+
+/* ---- configuration ---------------------------------------------------- */
+
+static size_t env_size(const char *name, size_t def, size_t min)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s || !*s)
+        return def;
+    unsigned long long v = strtoull(s, &end, 10);
+    return (*end || v < min) ? def : (size_t)v;
+}
+
+static char *expand_prefix(const char *name, long pid)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    const char *p = strstr(name, "%pid%");
+    if (p) {
+        sb_add(&sb, name, (size_t)(p - name));
+        sb_addf(&sb, "%ld%s", pid, p + 5);
+    } else {
+        sb_addf(&sb, "%s_%ld", name, pid);
+    }
+    return sb_detach(&sb);
+}
+
+static void split_metrics(const char *s)
+{
+    size_t cap = 0;
+    while (s && *s) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (len > 0) {
+            xgrow((void **)&brc.cfg.metrics, &cap, brc.cfg.nmetrics + 1, sizeof(char *));
+            brc.cfg.metrics[brc.cfg.nmetrics++] = xstrndup(s, len);
+        }
+        s = comma ? comma + 1 : NULL;
+    }
+}
+
+static void read_config(void)
+{
+    struct brc_config *c = &brc.cfg;
+    const char *out = getenv("BENCHRUN_CUPTI_OUT");
+    const char *name = getenv("BENCHRUN_CUPTI_NAME");
+    const char *trace = getenv("BENCHRUN_CUPTI_TRACE");
+    const char *replay = getenv("BENCHRUN_CUPTI_REPLAY");
+    const char *verbose = getenv("BENCHRUN_CUPTI_VERBOSE");
+    c->out_dir = xstrdup(out && *out ? out : ".");
+    c->prefix = expand_prefix(name && *name ? name : "benchrun", brc.pid);
+    split_metrics(getenv("BENCHRUN_CUPTI_METRICS"));
+    c->trace = !(trace && strcmp(trace, "0") == 0);
+    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES", 2000, 1);
+    c->kernel_replay = replay && strcmp(replay, "kernel") == 0;
+    c->buffer_bytes = env_size("BENCHRUN_CUPTI_BUFFER_KB", 8192, 64) * 1024;
+    c->flush_records = env_size("BENCHRUN_CUPTI_FLUSH_RECORDS", 1000000, 1);
+    c->verbose = verbose && strcmp(verbose, "1") == 0;
+}
+
+/* ---- the companion JSON ---------------------------------------------- */
+
+static void json_str(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(fp, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(fp, "\\u%04x", ch);
+        else
+            fputc(ch, fp);
+    }
+    fputc('"', fp);
+}
+
+static void json_clock(FILE *fp)
+{
+    fprintf(fp, "  \"clock\": {\"source\": \"cuptiGetTimestamp\", \"target\": \"CLOCK_BOOTTIME\",\n"
+                "    \"drift_ppm\": %.6f,\n    \"points\": [", clk_conv_drift_ppm(&brc.clock));
+    for (size_t i = 0; i < brc.clock.n; i++) {
+        const struct clk_point *p = &brc.clock.pts[i];
+        fprintf(fp, "%s\n      {\"cupti_ns\": %llu, \"boottime_ns\": %llu, \"offset_ns\": %lld, "
+                    "\"uncertainty_ns\": %llu}", i ? "," : "", (unsigned long long)p->src_ns,
+                (unsigned long long)p->boot_ns, (long long)clk_offset_ns(p),
+                (unsigned long long)p->err_ns);
+    }
+    fprintf(fp, "]},\n");
+}
+
+static void write_json(const char *reason)
+{
+    char *part = brc_path("cupti.json.part"), *final = brc_path("cupti.json");
+    FILE *fp = fopen(part, "w");
+    if (fp) {
+        fprintf(fp, "{\n  \"tool\": \"libbenchrun-cupti\",\n  \"pid\": %ld,\n  \"mode\": \"%s\",\n"
+                    "  \"end_reason\": ", brc.pid, brc.cfg.nmetrics ? "counters" : "trace");
+        json_str(fp, reason);
+        fprintf(fp, ",\n  \"metrics\": [");
+        for (size_t i = 0; i < brc.cfg.nmetrics; i++) {
+            fputs(i ? ", " : "", fp);
+            json_str(fp, brc.cfg.metrics[i]);
+        }
+        fprintf(fp, "],\n  \"replay\": \"%s\",\n", brc.cfg.kernel_replay ? "kernel" : "user");
+        json_clock(fp);
+        fprintf(fp, "  \"kernels\": %llu,\n  \"activity_records_dropped\": %llu,\n"
+                    "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n  \"ranges_unmatched\": %llu,\n"
+                    "  \"counter_rows\": %llu,\n  \"error\": ",
+                (unsigned long long)(brc.trace_rows ? brc.trace_rows : brc.nk),
+                (unsigned long long)brc.dropped, (unsigned long long)brc.ranges,
+                (unsigned long long)brc.ranges_dropped, (unsigned long long)brc.unmatched,
+                (unsigned long long)brc.counter_rows);
+        if (brc.error)
+            json_str(fp, brc.error);
+        else
+            fputs("null", fp);
+        fprintf(fp, "\n}\n");
+        if ((ferror(fp) | fclose(fp)) == 0)
+            rename(part, final);
+    }
+    free(part);
+    free(final);
+}
+
+/* ---- the end ------------------------------------------------------------ */
+
+/* Writes every file once; later calls return at once. */
+static void finish(const char *reason)
+{
+    pthread_mutex_lock(&brc.lock);
+    if (brc.finished) {
+        pthread_mutex_unlock(&brc.lock);
+        return;
+    }
+    if (brc.cfg.nmetrics)
+        brc_rp_finish();   /* stop + decode: syncs the contexts */
+    pthread_mutex_unlock(&brc.lock);
+    brc_kstore_flush(true);   /* delivers buffers through buffer_completed */
+    pthread_mutex_lock(&brc.lock);
+    brc.finished = true;
+    if (brc.cfg.nmetrics)
+        brc_rp_write();
+    else
+        brc_kstore_write_trace();
+    brc_kstore_close_trace();
+    write_json(reason);
+    pthread_mutex_unlock(&brc.lock);
+}
+
+static void at_exit(void)
+{
+    finish("exit");
+}
+
+static void on_sigterm(int sig)
+{
+    char b = (char)sig;
+    ssize_t w = write(sig_pipe[1], &b, 1);
+    (void)w;
+}
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    char b;
+    while (read(sig_pipe[0], &b, 1) < 0 && errno == EINTR)
+        ;
+    finish("SIGTERM");
+    sigaction(SIGTERM, &old_term, NULL);
+    kill(getpid(), SIGTERM);
+    return NULL;
+}
+
+static void install_sigterm(void)
+{
+    pthread_t th;
+    if (pipe2(sig_pipe, O_CLOEXEC) != 0)
+        return;
+    if (pthread_create(&th, NULL, signal_thread, NULL) != 0)
+        return;
+    pthread_detach(th);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigterm;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, &old_term);
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
+static bool is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id)
+{
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+               id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+    return id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
+    bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (cb->callbackSite == CUPTI_API_EXIT) {
+        if (runtime)
+            tls_runtime_launch--;
+        return;
+    }
+    if (runtime)
+        tls_runtime_launch++;
+    else if (tls_runtime_launch > 0)
+        return;   /* the driver call made by a runtime launch: counted once */
+    pthread_mutex_lock(&brc.lock);
+    brc_rp_on_launch(cb->context, is_graph_launch(dom, id));
+    pthread_mutex_unlock(&brc.lock);
+}
+
+static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                                 const void *data)
+{
+    (void)ud;
+    if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
+        const CUpti_ResourceData *rd = data;
+        if (id != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+            return;
+        pthread_mutex_lock(&brc.lock);
+        if (brc.cfg.nmetrics && !brc.finished)
+            brc_rp_on_ctx_destroy(rd->context);
+        pthread_mutex_unlock(&brc.lock);
+        brc_kstore_flush(false);
+        return;
+    }
+    on_api(dom, id, data);
+}
+
+static const CUpti_CallbackId runtime_launch[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+};
+static const CUpti_CallbackId driver_launch[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
+static int subscribe(void)
+{
+    CUptiResult r = cuptiSubscribe(&brc.sub, on_callback, NULL);
+    if (r != CUPTI_SUCCESS) {
+        brc_fail("cuptiSubscribe: %s (another CUPTI client in this process?)", brc_cupti_str(r));
+        return -1;
+    }
+    cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    if (!brc.cfg.nmetrics)
+        return 0;   /* trace mode: no per-launch callback at all */
+    for (size_t i = 0; i < sizeof(runtime_launch) / sizeof(*runtime_launch); i++)
+        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
+    for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)
+        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launch[i]);
+    return 0;
+}
+
+static uint64_t cupti_now(void *ctx)
+{
+    (void)ctx;
+    uint64_t t = 0;
+    cuptiGetTimestamp(&t);
+    return t;
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+    static int done;
+    if (done++)
+        return 1;
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&brc.lock, &ma);
+    brc.pid = (long)getpid();
+    read_config();
+    clk_conv_init(&brc.clock);
+    clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
+    mkdir(brc.cfg.out_dir, 0755);
+    if (brc.cfg.nmetrics && brc_rp_init() != 0) {
+        write_json("profiler initialization failed");
+        return 1;
+    }
+    if (subscribe() != 0 || brc_kstore_start() != 0) {
+        write_json("CUPTI initialization failed");
+        return 1;
+    }
+    atexit(at_exit);
+    install_sigterm();
+    return 1;
+}

@@ -1,0 +1,188 @@
+/* kstore.c - CUPTI activity buffers → kernel records → rocprofv3 7.x kernel_trace.csv.
+ *
+ * Owns the activity side of libbenchrun-cupti.so: enables
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL (kernels keep running concurrently),
+ * hands CUPTI buffers (cfg.buffer_bytes each), copies each kernel record into a
+ * compact struct brc_kernel and interns its demangled name (CUPTI shares one
+ * name pointer per kernel, so interning keys on the pointer first). Rows are
+ * written when cfg.flush_records records are held ("buffers fill") and at the
+ * end; before each write a fresh (CUPTI, CLOCK_BOOTTIME) clock point is taken so
+ * every written timestamp lies inside the measured model (clockconv.h).
+ * Source: CUPTI 13.0 cupti_activity.h (CUpti_ActivityKernel10 fields).
+ */
+#include "trace/cupti/brcupti.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+/* libstdc++'s demangler (Itanium C++ ABI); linked with -lstdc++. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *size = brc.cfg.buffer_bytes;
+    *buffer = aligned_alloc(8, *size);
+    *max_records = 0;
+    if (!*buffer)
+        *size = 0;
+}
+
+uint32_t brc_kstore_intern(const char *mangled)
+{
+    if (!mangled)
+        mangled = "<unknown>";
+    for (size_t i = brc.nnames; i-- > 0;)   /* recent kernels repeat: search backwards */
+        if (brc.name_keys[i] == mangled)
+            return (uint32_t)i;
+    for (size_t i = 0; i < brc.nnames; i++)   /* same name, another pointer */
+        if (strcmp(brc.name_keys[i], mangled) == 0)
+            return (uint32_t)i;
+    int status = -1;
+    char *dem = __cxa_demangle(mangled, NULL, NULL, &status);
+    size_t cap = brc.capnames;
+    xgrow((void **)&brc.names, &cap, brc.nnames + 1, sizeof(*brc.names));
+    xgrow((void **)&brc.name_keys, &brc.capnames, brc.nnames + 1, sizeof(*brc.name_keys));
+    brc.names[brc.nnames] = (status == 0 && dem) ? dem : xstrdup(mangled);
+    if (status != 0)
+        free(dem);
+    brc.name_keys[brc.nnames] = xstrdup(mangled);
+    return (uint32_t)brc.nnames++;
+}
+
+const char *brc_kstore_name(uint32_t idx)
+{
+    return idx < brc.nnames ? brc.names[idx] : "";
+}
+
+static void take_kernel(const CUpti_ActivityKernel10 *r)
+{
+    xgrow((void **)&brc.k, &brc.capk, brc.nk + 1, sizeof(*brc.k));
+    struct brc_kernel *k = &brc.k[brc.nk++];
+    k->start = r->start;
+    k->end = r->end;
+    k->corr = r->correlationId;
+    k->device = r->deviceId;
+    k->context = r->contextId;
+    k->stream = r->streamId;
+    k->grid[0] = (uint32_t)r->gridX, k->grid[1] = (uint32_t)r->gridY, k->grid[2] = (uint32_t)r->gridZ;
+    k->block[0] = (uint32_t)r->blockX, k->block[1] = (uint32_t)r->blockY;
+    k->block[2] = (uint32_t)r->blockZ;
+    k->regs = r->registersPerThread;
+    k->lds = (uint32_t)(r->staticSharedMemory + r->dynamicSharedMemory);
+    k->local = r->localMemoryPerThread;
+    k->name = brc_kstore_intern(r->name);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+                                      size_t size, size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+    pthread_mutex_lock(&brc.lock);
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+            rec->kind == CUPTI_ACTIVITY_KIND_KERNEL)
+            take_kernel((const CUpti_ActivityKernel10 *)rec);
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+        brc.dropped += dropped;
+    /* Counter mode joins records with ranges at the end: keep them all. */
+    if (!brc.finished && brc.cfg.nmetrics == 0 && brc.nk >= brc.cfg.flush_records)
+        brc_kstore_write_trace();
+    pthread_mutex_unlock(&brc.lock);
+    free(buffer);
+}
+
+int brc_kstore_start(void)
+{
+    CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (r == CUPTI_SUCCESS)
+        r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (r != CUPTI_SUCCESS) {
+        brc_fail("cannot enable CUPTI kernel activity: %s", brc_cupti_str(r));
+        return -1;
+    }
+    return 0;
+}
+
+void brc_kstore_flush(bool forced)
+{
+    cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+static uint64_t cupti_now(void *ctx)
+{
+    (void)ctx;
+    uint64_t t = 0;
+    cuptiGetTimestamp(&t);
+    return t;
+}
+
+void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->name = brc_kstore_name(k->name);
+    out->kernel_id = (uint64_t)k->name + 1;
+    out->dispatch_id = dispatch;
+    out->correlation_id = k->corr;
+    out->agent = k->device;
+    out->stream_id = k->stream;
+    out->start_ns = clk_conv_to_boot(&brc.clock, k->start);
+    out->end_ns = clk_conv_to_boot(&brc.clock, k->end);
+    out->lds_bytes = k->lds;
+    out->scratch_bytes = k->local;
+    out->vgpr = k->regs;
+    memcpy(out->block, k->block, sizeof(out->block));
+    memcpy(out->grid, k->grid, sizeof(out->grid));
+}
+
+/* Opens <prefix>_kernel_trace.csv.part and writes the header (lock held). */
+static int open_trace(void)
+{
+    char *path = brc_path("kernel_trace.csv.part");
+    brc.trace_fp = fopen(path, "w");
+    if (!brc.trace_fp) {
+        brc_fail("cannot create '%s'", path);
+        free(path);
+        return -1;
+    }
+    free(path);
+    fputs(ktw_kernel_trace_header, brc.trace_fp);
+    return 0;
+}
+
+void brc_kstore_write_trace(void)
+{
+    clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
+    if (!brc.cfg.trace || brc.nk == 0)
+        return;
+    if (!brc.trace_fp && open_trace() != 0)
+        return;
+    struct ktw_kernel row;
+    for (size_t i = 0; i < brc.nk; i++) {
+        brc_kernel_to_ktw(&brc.k[i], ++brc.dispatched, &row);
+        ktw_write_trace_row(brc.trace_fp, &row);
+    }
+    brc.trace_rows += brc.nk;
+    if (brc.cfg.nmetrics == 0)
+        brc.nk = 0;
+    fflush(brc.trace_fp);
+}
+
+int brc_kstore_close_trace(void)
+{
+    if (!brc.trace_fp)
+        return 0;
+    int bad = ferror(brc.trace_fp) | fclose(brc.trace_fp);
+    brc.trace_fp = NULL;
+    char *part = brc_path("kernel_trace.csv.part"), *final = brc_path("kernel_trace.csv");
+    if (bad || rename(part, final) != 0) {
+        brc_fail("cannot write '%s'", final);
+        bad = 1;
+    }
+    free(part);
+    free(final);
+    return bad ? -1 : 0;
+}

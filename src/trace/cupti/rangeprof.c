@@ -1,0 +1,333 @@
+/* rangeprof.c - per-context CUPTI range profiler: one auto range per kernel launch.
+ *
+ * Counter mode of libbenchrun-cupti.so (cfg.nmetrics > 0). For each CUDA
+ * context, on its first launch: counter availability image, profiler host
+ * object for the chip, config image of the metrics (must need ONE pass: the
+ * group was made single-pass by benchrun; no kernel replay), range profiler
+ * enabled with CUPTI_AutoRange and user replay (default) so each launch is one
+ * range collected in the application's own single run. Before the counter data
+ * image fills (cfg.max_ranges launches), the image is decoded, every range
+ * evaluated to GPU values (cuptiProfilerHostEvaluateToGpuValues) and the image
+ * re-initialized. At the end, values are joined with the kernel activity
+ * records of the same context in execution order (auto range serializes
+ * kernels, so range i is the i-th kernel to start) and written as rocprofv3
+ * 7.x counter_collection.csv rows.
+ * Sources: CUPTI 13.0 cupti_range_profiler.h, cupti_profiler_host.h and the
+ * CUPTI documentation "Range Profiling" (auto range, replay modes).
+ */
+#include "trace/cupti/brcupti.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+#include <cupti_range_profiler.h>
+
+#include "util/xalloc.h"
+
+struct rp_ctx {
+    CUcontext ctx;
+    uint32_t ctx_id;
+    CUpti_RangeProfiler_Object *obj;
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *config;
+    size_t config_size;
+    uint8_t *data;             /* counter data image */
+    size_t data_size;
+    size_t in_image;           /* launches since the last Start */
+    double *vals;              /* ranges × nmetrics, in range order */
+    size_t nranges, capvals;
+    bool active, failed;
+};
+
+static struct rp_ctx *ctxs;
+static size_t nctx, capctx;
+
+#define CALL(fn, p)                                                              \
+    do {                                                                         \
+        CUptiResult r_ = fn(p);                                                  \
+        if (r_ != CUPTI_SUCCESS) {                                               \
+            brc_fail("%s: %s", #fn, brc_cupti_str(r_));                         \
+            return -1;                                                           \
+        }                                                                        \
+    } while (0)
+
+int brc_rp_init(void)
+{
+    CUpti_Profiler_Initialize_Params p = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
+    CALL(cuptiProfilerInitialize, &p);
+    return 0;
+}
+
+static int make_host(struct rp_ctx *c, CUdevice dev)
+{
+    CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
+    chip.deviceIndex = (size_t)dev;
+    CALL(cuptiDeviceGetChipName, &chip);
+    CUpti_Profiler_GetCounterAvailability_Params av = {
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE };
+    av.ctx = c->ctx;
+    CALL(cuptiProfilerGetCounterAvailability, &av);
+    uint8_t *img = xcalloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1, 1);
+    av.pCounterAvailabilityImage = img;
+    CUptiResult r = cuptiProfilerGetCounterAvailability(&av);
+    CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip.pChipName;
+    hi.pCounterAvailabilityImage = r == CUPTI_SUCCESS ? img : NULL;
+    r = cuptiProfilerHostInitialize(&hi);
+    free(img);
+    if (r != CUPTI_SUCCESS) {
+        brc_fail("cuptiProfilerHostInitialize(%s): %s", chip.pChipName, brc_cupti_str(r));
+        return -1;
+    }
+    c->host = hi.pHostObject;
+    return 0;
+}
+
+static int make_config(struct rp_ctx *c)
+{
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
+    add.pHostObject = c->host;
+    add.ppMetricNames = (const char **)brc.cfg.metrics;
+    add.numMetrics = brc.cfg.nmetrics;
+    CALL(cuptiProfilerHostConfigAddMetrics, &add);
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz = {
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
+    sz.pHostObject = c->host;
+    CALL(cuptiProfilerHostGetConfigImageSize, &sz);
+    c->config_size = sz.configImageSize;
+    c->config = xcalloc(c->config_size, 1);
+    CUpti_Profiler_Host_GetConfigImage_Params gi = {
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
+    gi.pHostObject = c->host;
+    gi.configImageSize = c->config_size;
+    gi.pConfigImage = c->config;
+    CALL(cuptiProfilerHostGetConfigImage, &gi);
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE };
+    np.configImageSize = c->config_size;
+    np.pConfigImage = c->config;
+    CALL(cuptiProfilerHostGetNumOfPasses, &np);
+    if (np.numOfPasses != 1) {
+        brc_fail("the %zu counters need %zu hardware passes; benchrun collects one pass per "
+                 "application run (split the group)", brc.cfg.nmetrics, np.numOfPasses);
+        return -1;
+    }
+    return 0;
+}
+
+static int init_image(struct rp_ctx *c)
+{
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ini = {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
+    ini.pRangeProfilerObject = c->obj;
+    ini.counterDataSize = c->data_size;
+    ini.pCounterData = c->data;
+    CALL(cuptiRangeProfilerCounterDataImageInitialize, &ini);
+    CUpti_RangeProfiler_SetConfig_Params sc = { CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
+    sc.pRangeProfilerObject = c->obj;
+    sc.configSize = c->config_size;
+    sc.pConfig = c->config;
+    sc.counterDataImageSize = c->data_size;
+    sc.pCounterDataImage = c->data;
+    sc.range = CUPTI_AutoRange;
+    sc.replayMode = brc.cfg.kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    sc.maxRangesPerPass = brc.cfg.max_ranges;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    CALL(cuptiRangeProfilerSetConfig, &sc);
+    CUpti_RangeProfiler_Start_Params st = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
+    st.pRangeProfilerObject = c->obj;
+    CALL(cuptiRangeProfilerStart, &st);
+    c->in_image = 0;
+    c->active = true;
+    return 0;
+}
+
+static int enable(struct rp_ctx *c)
+{
+    CUdevice dev = 0;
+    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        dev = 0;
+    if (make_host(c, dev) != 0 || make_config(c) != 0)
+        return -1;
+    CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
+    en.ctx = c->ctx;
+    CALL(cuptiRangeProfilerEnable, &en);
+    c->obj = en.pRangeProfilerObject;
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE };
+    ds.pRangeProfilerObject = c->obj;
+    ds.pMetricNames = (const char **)brc.cfg.metrics;
+    ds.numMetrics = brc.cfg.nmetrics;
+    ds.maxNumOfRanges = brc.cfg.max_ranges;
+    ds.maxNumRangeTreeNodes = (uint32_t)brc.cfg.max_ranges;
+    CALL(cuptiRangeProfilerGetCounterDataSize, &ds);
+    c->data_size = ds.counterDataSize;
+    c->data = xcalloc(c->data_size, 1);
+    return init_image(c);
+}
+
+/* Decodes the image and appends every range's values (image left stopped). */
+static int collect(struct rp_ctx *c)
+{
+    CUpti_RangeProfiler_Stop_Params sp = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
+    sp.pRangeProfilerObject = c->obj;
+    c->active = false;
+    CALL(cuptiRangeProfilerStop, &sp);
+    CUpti_RangeProfiler_DecodeData_Params dd = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
+    dd.pRangeProfilerObject = c->obj;
+    CALL(cuptiRangeProfilerDecodeData, &dd);
+    brc.ranges_dropped += dd.numOfRangeDropped;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
+    info.pCounterDataImage = c->data;
+    info.counterDataImageSize = c->data_size;
+    CALL(cuptiRangeProfilerGetCounterDataInfo, &info);
+    size_t nm = brc.cfg.nmetrics;
+    xgrow((void **)&c->vals, &c->capvals, (c->nranges + info.numTotalRanges) * nm, sizeof(double));
+    for (size_t i = 0; i < info.numTotalRanges; i++) {
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE };
+        ev.pHostObject = c->host;
+        ev.pCounterDataImage = c->data;
+        ev.counterDataImageSize = c->data_size;
+        ev.rangeIndex = i;
+        ev.ppMetricNames = (const char **)brc.cfg.metrics;
+        ev.numMetrics = nm;
+        ev.pMetricValues = c->vals + (c->nranges + i) * nm;
+        CALL(cuptiProfilerHostEvaluateToGpuValues, &ev);
+    }
+    c->nranges += info.numTotalRanges;
+    brc.ranges += info.numTotalRanges;
+    return 0;
+}
+
+static struct rp_ctx *find_ctx(CUcontext ctx, bool create)
+{
+    for (size_t i = 0; i < nctx; i++)
+        if (ctxs[i].ctx == ctx && (ctxs[i].obj || ctxs[i].failed))
+            return &ctxs[i];
+    if (!create)
+        return NULL;
+    xgrow((void **)&ctxs, &capctx, nctx + 1, sizeof(*ctxs));
+    struct rp_ctx *c = &ctxs[nctx++];
+    memset(c, 0, sizeof(*c));
+    c->ctx = ctx;
+    cuptiGetContextId(ctx, &c->ctx_id);
+    if (enable(c) != 0)
+        c->failed = true;
+    return c;
+}
+
+void brc_rp_on_launch(CUcontext ctx, bool graph)
+{
+    if (brc.finished || !ctx)
+        return;
+    struct rp_ctx *c = find_ctx(ctx, true);
+    if (c->failed)
+        return;
+    /* A graph launch runs an unknown number of kernels: leave it half an image. */
+    size_t limit = graph ? brc.cfg.max_ranges / 2 : brc.cfg.max_ranges;
+    if (c->active && c->in_image >= limit) {
+        if (collect(c) != 0 || init_image(c) != 0) {
+            c->failed = true;
+            return;
+        }
+        if (brc.cfg.verbose)
+            fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
+    }
+    c->in_image++;
+}
+
+static void finish_ctx(struct rp_ctx *c)
+{
+    if (!c->failed && c->active && collect(c) != 0)
+        c->failed = true;
+    if (c->obj) {
+        CUpti_RangeProfiler_Disable_Params dp = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
+        dp.pRangeProfilerObject = c->obj;
+        cuptiRangeProfilerDisable(&dp);
+        c->obj = NULL;
+    }
+    if (c->host) {
+        CUpti_Profiler_Host_Deinitialize_Params hd = {
+            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
+        hd.pHostObject = c->host;
+        cuptiProfilerHostDeinitialize(&hd);
+        c->host = NULL;
+    }
+    c->ctx = NULL;   /* the handle may be reused by a new context */
+}
+
+void brc_rp_on_ctx_destroy(CUcontext ctx)
+{
+    for (size_t i = 0; i < nctx; i++)
+        if (ctxs[i].ctx == ctx)
+            finish_ctx(&ctxs[i]);
+}
+
+void brc_rp_finish(void)
+{
+    for (size_t i = 0; i < nctx; i++)
+        if (ctxs[i].ctx)
+            finish_ctx(&ctxs[i]);
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct brc_kernel *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Writes the rows of one context: its i-th kernel (by start) gets range i. */
+static void write_ctx(FILE *fp, const struct rp_ctx *c, const struct brc_kernel *k, size_t nk,
+                      size_t base)
+{
+    size_t used = 0, nm = brc.cfg.nmetrics;
+    struct ktw_kernel row;
+    for (size_t i = 0; i < nk && used < c->nranges; i++) {
+        if (k[i].context != c->ctx_id)
+            continue;
+        brc_kernel_to_ktw(&k[i], base + i + 1, &row);
+        for (size_t m = 0; m < nm; m++)
+            ktw_write_counter_row(fp, &row, brc.pid, brc.cfg.metrics[m], c->vals[used * nm + m]);
+        brc.counter_rows += nm;
+        used++;
+    }
+    brc.unmatched += c->nranges - used;
+}
+
+int brc_rp_write(void)
+{
+    /* Dispatch ids: kernels in start order, the same in both files. */
+    qsort(brc.k, brc.nk, sizeof(*brc.k), by_start);
+    uint64_t base = brc.dispatched;
+    brc_kstore_write_trace();
+    char *part = brc_path("counter_collection.csv.part");
+    char *final = brc_path("counter_collection.csv");
+    FILE *fp = fopen(part, "w");
+    int rc = 0;
+    if (!fp) {
+        brc_fail("cannot create '%s'", part);
+        rc = -1;
+    } else {
+        fputs(ktw_counter_header, fp);
+        for (size_t i = 0; i < nctx; i++)
+            write_ctx(fp, &ctxs[i], brc.k, brc.nk, (size_t)base);
+        if ((ferror(fp) | fclose(fp)) || rename(part, final) != 0) {
+            brc_fail("cannot write '%s'", final);
+            rc = -1;
+        }
+    }
+    free(part);
+    free(final);
+    return rc;
+}
