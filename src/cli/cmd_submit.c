@@ -114,11 +114,11 @@ static int parse_args(int argc, char **argv, struct submit_opts *o)
     return 0;
 }
 
-/* Fills the parts of p that need looking up: wrappers, exe, pmc estimate.
- * Notes go to *notes (one per line). */
+/* Fills the parts of p that need looking up: wrappers, exe, the plain run
+ * behind the pmc estimate (*plain, borrowed by p). Notes go to *notes. */
 static int resolve_params(const struct br_conf *c, const struct submit_opts *o,
                           struct br_submit_params *p, char **scripts, char **exe,
-                          char **plain_run, struct strv *notes)
+                          struct br_plain_run *plain, struct strv *notes)
 {
     *scripts = br_submit_scripts_dir();
     if (!*scripts)
@@ -133,17 +133,19 @@ static int resolve_params(const struct br_conf *c, const struct submit_opts *o,
     if (!c->partition)
         strv_push(notes, "PARTITION not set in the conf: no -p, the cluster's default "
                          "partition is used");
-    for (size_t i = 0; i < o->nstages; i++) {
-        if (strcmp(o->stages[i], "pmc") != 0)
-            continue;
-        char *why = NULL;
-        if (br_submit_pmc_passes(c, &p->pmc_passes, &why) != 0) {
-            strv_pushf(notes, "pmc: %s: no -t estimate from a plain run", why);
-            free(why);
-        } else if (br_submit_find_plain(c->results_dir, &p->plain_wall_s, plain_run) == 0) {
-            p->plain_run = *plain_run;
-        }
+    bool want_pmc = false;
+    for (size_t i = 0; i < o->nstages; i++)
+        want_pmc |= strcmp(o->stages[i], "pmc") == 0;
+    if (!want_pmc || br_submit_find_plain(c->results_dir, plain) != 0)
+        return 0;
+    char *why = NULL;
+    if (br_submit_pmc_passes(c, plain->arch, &p->pmc_passes, &why) != 0) {
+        strv_pushf(notes, "pmc: %s: no -t estimate from %s", why, plain->run);
+        free(why);
+        return 0;
     }
+    p->plain_wall_s = plain->wall_s;
+    p->plain_run = plain->run;
     return 0;
 }
 
@@ -289,14 +291,15 @@ int cmd_submit(int argc, char **argv)
     struct br_submit_params p;
     struct strv notes;
     strv_init(&notes);
-    char *scripts = NULL, *exe = NULL, *plain_run = NULL;
+    char *scripts = NULL, *exe = NULL;
+    struct br_plain_run plain = { 0 };
     int rc = BR_EXIT_FAIL;
-    if (resolve_params(&c, &o, &p, &scripts, &exe, &plain_run, &notes) == 0)
+    if (resolve_params(&c, &o, &p, &scripts, &exe, &plain, &notes) == 0)
         rc = o.dry_run ? dry_run(&p, &o, &notes) : submit_real(&p, &o, &notes);
     strv_free(&notes);
     free(scripts);
     free(exe);
-    free(plain_run);
+    br_plain_run_release(&plain);
     br_conf_free(&c);
     return rc;
 }

@@ -383,49 +383,73 @@ int br_submit_record(const struct br_submit_params *p, const struct br_submit_jo
 /* ---- the plain run the pmc estimate comes from ------------------------- */
 
 /* Wall seconds of a finished, successful run (run.json written by
- * br_run_info_write), or -1. */
-static double plain_wall_from_json(const char *path)
+ * br_run_info_write: "status": "ok", "exit_status": 0, "wall_time_s"), or -1;
+ * *arch gets its "gpu_arch" when present. */
+static double plain_wall_from_json(const char *path, char **arch)
 {
+    *arch = NULL;
     json_t *root = json_load_file(path, 0, NULL);
     if (!root)
         return -1;
     double wall = -1;
     json_t *ex = json_object_get(root, "exit_status");
-    json_t *w = json_object_get(root, "wall_s");
-    if (json_is_integer(ex) && json_integer_value(ex) == 0 && json_is_number(w))
+    json_t *w = json_object_get(root, "wall_time_s");
+    json_t *status = json_object_get(root, "status");
+    bool ok = json_is_integer(ex) && json_integer_value(ex) == 0 &&
+              (!status || (json_is_string(status) && strcmp(json_string_value(status), "ok") == 0));
+    if (ok && json_is_number(w))
         wall = json_number_value(w);
+    json_t *a = json_object_get(root, "gpu_arch");
+    if (wall > 0 && isfinite(wall) && json_is_string(a) && *json_string_value(a))
+        *arch = xstrdup(json_string_value(a));
     json_decref(root);
     return wall > 0 && isfinite(wall) ? wall : -1;
 }
 
-int br_submit_find_plain(const char *results_dir, double *wall_s, char **run)
+/* Keeps the newest candidate (by run.json mtime). */
+static void keep_newest(struct br_plain_run *best, struct timespec *best_t, const char *name,
+                        double wall, char *arch, const struct timespec *t)
 {
-    *run = NULL;
-    *wall_s = 0;
+    if (best->run && (t->tv_sec < best_t->tv_sec ||
+                      (t->tv_sec == best_t->tv_sec && t->tv_nsec <= best_t->tv_nsec))) {
+        free(arch);
+        return;
+    }
+    br_plain_run_release(best);
+    best->run = xstrdup(name);
+    best->wall_s = wall;
+    best->arch = arch;
+    *best_t = *t;
+}
+
+int br_submit_find_plain(const char *results_dir, struct br_plain_run *out)
+{
+    memset(out, 0, sizeof(*out));
     DIR *d = opendir(results_dir);
     if (!d)
         return 1;
-    struct timespec best = { 0, 0 };
+    struct timespec best_t = { 0, 0 };
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, "plain-", 6) != 0)
             continue;
         char *path = xasprintf("%s/%s/run.json", results_dir, e->d_name);
         struct stat st;
-        double w = stat(path, &st) == 0 ? plain_wall_from_json(path) : -1;
+        char *arch = NULL;
+        double w = stat(path, &st) == 0 ? plain_wall_from_json(path, &arch) : -1;
         free(path);
-        if (w <= 0)
-            continue;
-        if (!*run || st.st_mtim.tv_sec > best.tv_sec ||
-            (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec)) {
-            free(*run);
-            *run = xstrdup(e->d_name);
-            *wall_s = w;
-            best = st.st_mtim;
-        }
+        if (w > 0)
+            keep_newest(out, &best_t, e->d_name, w, arch, &st.st_mtim);
     }
     closedir(d);
-    return *run ? 0 : 1;
+    return out->run ? 0 : 1;
+}
+
+void br_plain_run_release(struct br_plain_run *r)
+{
+    free(r->run);
+    free(r->arch);
+    memset(r, 0, sizeof(*r));
 }
 
 /* ---- where the sbatch wrappers are ------------------------------------- */
@@ -477,8 +501,10 @@ static int count_array(json_t *a, long *passes)
     return 0;
 }
 
-int br_submit_pmc_passes(const struct br_conf *c, long *passes, char **why)
+int br_submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why)
 {
+    if (!arch)
+        arch = c->arch;
     const char *set = c->counters ? c->counters : "default";
     *why = NULL;
     if (strchr(set, '/') || strstr(set, ".json")) {
@@ -491,11 +517,12 @@ int br_submit_pmc_passes(const struct br_conf *c, long *passes, char **why)
         free(path);
         return rc;
     }
-    if (!c->arch) {
-        *why = xstrdup("ARCH is not set in the conf, so the counter set is not known here");
+    if (!arch) {
+        *why = xstrdup("ARCH is not set in the conf and no plain run recorded the GPU, so "
+                       "the counter set is not known here");
         return -1;
     }
-    char *rel = xasprintf("arch/%s.json", c->arch);
+    char *rel = xasprintf("arch/%s.json", arch);
     char *path = fs_share_path(rel);
     free(rel);
     json_t *root = path ? json_load_file(path, 0, NULL) : NULL;

@@ -98,18 +98,27 @@ int br_submit_record(const struct br_submit_params *p, const struct br_submit_jo
  * anything is submitted). 0 or -1 (printed). */
 int br_submit_record_check(const char *results_dir);
 
-/* Newest run folder RESULTS_DIR/plain-* whose run.json says it succeeded;
- * sets *wall_s and *run (caller frees). 0 when found, 1 when none, never
- * fails (unreadable folders are skipped). */
-int br_submit_find_plain(const char *results_dir, double *wall_s, char **run);
+/* The newest successful plain run in RESULTS_DIR. */
+struct br_plain_run {
+    char *run;                  /* folder name, e.g. "plain-1234" */
+    double wall_s;              /* its wall time (run.json "wall_time_s") */
+    char *arch;                 /* the GPU it ran on (run.json "gpu_arch"); NULL unknown */
+};
+
+/* Newest RESULTS_DIR/plain-* (by run.json mtime) whose run.json says it
+ * succeeded ("status" "ok", "exit_status" 0). 0 when found, 1 when none
+ * (out zeroed); never fails: unreadable folders are skipped. */
+int br_submit_find_plain(const char *results_dir, struct br_plain_run *out);
+void br_plain_run_release(struct br_plain_run *r);
 
 /* Number of counter passes the pmc stage will run for this conf: COUNTERS
  * as a JSON file with a "passes" array, or a set name looked up in
  * share/benchrun/arch/<ARCH>.json "counter_sets" (default set: "passes").
  * 0 with *passes set; -1 with *why (caller frees) when it cannot be known
- * here (e.g. ARCH unset on a login node); no message printed. */
+ * here (e.g. ARCH unset on a login node); no message printed. arch: the
+ * GPU of the plain run, used when the conf has no ARCH (NULL = none). */
 struct br_conf;
-int br_submit_pmc_passes(const struct br_conf *c, long *passes, char **why);
+int br_submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why);
 
 /* Folder holding run_<stage>.sbatch: $BENCHRUN_SCRIPTS, <share>/scripts
  * (installed), or <share>/../../scripts (build tree). Caller frees; NULL

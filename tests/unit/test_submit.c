@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf/conf.h"
 #include "stage/submit.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -207,24 +208,32 @@ static void test_find_plain(void **state)
 {
     (void)state;
     char *d = tmpdir();
-    double wall;
-    char *run;
-    assert_int_equal(br_submit_find_plain(d, &wall, &run), 1);
-    assert_null(run);
-    write_text(d, "plain-1/run.json", "{\"exit_status\": 0, \"wall_s\": 12.5}");
-    write_text(d, "plain-2/run.json", "{\"exit_status\": 1, \"wall_s\": 99}");   /* failed */
+    struct br_plain_run r;
+    assert_int_equal(br_submit_find_plain(d, &r), 1);
+    assert_null(r.run);
+    write_text(d, "plain-1/run.json", "{\"status\": \"ok\", \"exit_status\": 0, "
+                                      "\"wall_time_s\": 12.5, \"gpu_arch\": \"gfx942\"}");
+    write_text(d, "plain-2/run.json", "{\"status\": \"failed\", \"exit_status\": 1, "
+                                      "\"wall_time_s\": 99}");
     write_text(d, "plain-3/run.json", "not json");
-    write_text(d, "pmc-4/run.json", "{\"exit_status\": 0, \"wall_s\": 500}");   /* not plain */
-    assert_int_equal(br_submit_find_plain(d, &wall, &run), 0);
-    assert_string_equal(run, "plain-1");
-    assert_true(wall == 12.5);
-    free(run);
+    write_text(d, "plain-5/run.json", "{\"status\": \"killed\", \"exit_status\": 0, "
+                                      "\"wall_time_s\": 80}");      /* killed: not a reference */
+    write_text(d, "plain-6/run.json", "{\"status\": \"running\"}");
+    write_text(d, "pmc-4/run.json", "{\"status\": \"ok\", \"exit_status\": 0, "
+                                    "\"wall_time_s\": 500}");      /* not plain */
+    assert_int_equal(br_submit_find_plain(d, &r), 0);
+    assert_string_equal(r.run, "plain-1");
+    assert_true(r.wall_s == 12.5);
+    assert_string_equal(r.arch, "gfx942");
+    br_plain_run_release(&r);
     sleep(1);                               /* newer mtime wins */
-    write_text(d, "plain-9/run.json", "{\"exit_status\": 0, \"wall_s\": 30}");
-    assert_int_equal(br_submit_find_plain(d, &wall, &run), 0);
-    assert_string_equal(run, "plain-9");
-    assert_true(wall == 30.0);
-    free(run);
+    write_text(d, "plain-9/run.json", "{\"status\": \"ok\", \"exit_status\": 0, "
+                                      "\"wall_time_s\": 30}");
+    assert_int_equal(br_submit_find_plain(d, &r), 0);
+    assert_string_equal(r.run, "plain-9");
+    assert_true(r.wall_s == 30.0);
+    assert_null(r.arch);
+    br_plain_run_release(&r);
     char *cmd = xasprintf("rm -rf '%s'", d);
     assert_int_equal(system(cmd), 0);
     free(cmd);
@@ -276,6 +285,51 @@ static void test_record(void **state)
     free(d);
 }
 
+/* Pass count: a COUNTERS JSON file, or a set of the arch profile. */
+static void test_pmc_passes(void **state)
+{
+    (void)state;
+    char *d = tmpdir();
+    write_text(d, "mine.json", "{\"passes\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}");
+    write_text(d, "share/arch/gfxT.json",
+               "{\"passes\": [{}, {}, {}, {}, {}, {}, {}], \"counter_sets\": "
+               "{\"default\": [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\"], \"ml\": "
+               "[\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\"]}}");
+    char *share = fs_path_join(d, "share");
+    setenv("BENCHRUN_SHARE", share, 1);
+    struct br_conf c = { .dir = d };
+    long n = 0;
+    char *why = NULL;
+    c.counters = "mine.json";                       /* relative to the conf's folder */
+    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), 0);
+    assert_int_equal(n, 2);
+    c.counters = NULL;                              /* default set, arch from the plain run */
+    assert_int_equal(br_submit_pmc_passes(&c, "gfxT", &n, &why), 0);
+    assert_int_equal(n, 6);
+    c.counters = "ml";
+    c.arch = "gfxT";
+    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), 0);
+    assert_int_equal(n, 7);
+    c.counters = "nosuchset";
+    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
+    assert_non_null(strstr(why, "no counter set 'nosuchset'"));
+    free(why);
+    c.counters = NULL;
+    c.arch = NULL;
+    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
+    assert_non_null(strstr(why, "ARCH is not set"));
+    free(why);
+    c.counters = "missing.json";
+    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
+    free(why);
+    unsetenv("BENCHRUN_SHARE");
+    char *cmd = xasprintf("rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(share);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_pmc_time_limit),
         cmocka_unit_test(test_find_plain),
         cmocka_unit_test(test_record),
+        cmocka_unit_test(test_pmc_passes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
