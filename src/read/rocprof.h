@@ -111,6 +111,9 @@ void rp_run_release(struct rp_run *run);
  * rp_strv_free. NULL on error. */
 char **rp_find_passes(const char *pmc_dir);
 void rp_strv_free(char **v);
+/* Files under path (4 levels) whose names end with suffix, sorted; path itself
+ * when it is not a folder. NULL-terminated, never NULL. */
+char **rp_find_files(const char *path, const char *suffix);
 
 /* agent_info value by column name (NULL when absent); as a number: 0 and *out
  * set, -1 when absent or not a number. */

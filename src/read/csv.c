@@ -1,0 +1,412 @@
+/* csv.c - block line reader, structural field splitter and exact number
+ * parsing for rocprofv3 CSV (contract in csv.h).
+ *
+ * Owns one read buffer per source (4 MiB to start, doubled only for a line
+ * longer than the buffer). Numbers: a mantissa of at most 19 digits times an
+ * exact power of ten is one correctly rounded IEEE operation when the
+ * mantissa is below 2^53 and the power at most 10^22 (Clinger's fast path);
+ * anything else goes through strtod.
+ */
+#include "read/csv.h"
+
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define CSV_BLOCK (4u << 20)
+
+struct csv_src {
+    char *name;
+    int fd;              /* -1 for memory sources */
+    const char *buf;     /* data: own block or the caller's memory */
+    char *own;           /* owned block (NULL for memory sources) */
+    size_t cap, pos, end;
+    bool eof, unterminated;
+    long line;
+    uint64_t consumed;
+};
+
+struct csv_src *csv_open(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        br_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    struct csv_src *s = xcalloc(1, sizeof(*s));
+    s->name = xstrdup(path);
+    s->fd = fd;
+    s->cap = CSV_BLOCK;
+    s->own = xmalloc(s->cap);
+    s->buf = s->own;
+    return s;
+}
+
+struct csv_src *csv_open_mem(const char *name, const void *data, size_t len)
+{
+    struct csv_src *s = xcalloc(1, sizeof(*s));
+    s->name = xstrdup(name);
+    s->fd = -1;
+    s->buf = data ? data : "";
+    s->end = len;
+    s->eof = true;
+    return s;
+}
+
+void csv_close(struct csv_src *s)
+{
+    if (!s)
+        return;
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->own);
+    free(s->name);
+    free(s);
+}
+
+/* Moves the unconsumed tail to the front (growing the block when the tail
+ * fills it) and reads more. -1 on a read error. */
+static int refill(struct csv_src *s)
+{
+    size_t tail = s->end - s->pos;
+    if (tail == s->cap) {
+        s->cap *= 2;
+        s->own = xrealloc(s->own, s->cap);
+    }
+    memmove(s->own, s->own + s->pos, tail);
+    s->pos = 0;
+    s->end = tail;
+    s->buf = s->own;
+    ssize_t n;
+    do
+        n = read(s->fd, s->own + s->end, s->cap - s->end);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return br_error("cannot read '%s': %s", s->name, strerror(errno));
+    if (n == 0)
+        s->eof = true;
+    s->end += (size_t)n;
+    return 0;
+}
+
+static void take(struct csv_src *s, size_t stop, size_t next, const char **line, size_t *len)
+{
+    const char *l = s->buf + s->pos;
+    size_t n = stop - s->pos;
+    if (n > 0 && l[n - 1] == '\r')
+        n--;
+    *line = l;
+    *len = n;
+    s->consumed += next - s->pos;
+    s->pos = next;
+    s->line++;
+}
+
+int csv_next_line(struct csv_src *s, const char **line, size_t *len)
+{
+    size_t scanned = s->pos;
+    for (;;) {
+        const char *nl = memchr(s->buf + scanned, '\n', s->end - scanned);
+        if (nl) {
+            size_t at = (size_t)(nl - s->buf);
+            s->unterminated = false;
+            take(s, at, at + 1, line, len);
+            return 1;
+        }
+        if (s->eof) {
+            if (s->pos == s->end)
+                return 0;
+            s->unterminated = true;
+            take(s, s->end, s->end, line, len);
+            return 1;
+        }
+        size_t done = s->end - s->pos;
+        if (refill(s) < 0)
+            return -1;
+        scanned = s->pos + done;
+    }
+}
+
+long csv_line_no(const struct csv_src *s) { return s->line; }
+bool csv_last_unterminated(const struct csv_src *s) { return s->unterminated; }
+const char *csv_name(const struct csv_src *s) { return s->name; }
+uint64_t csv_bytes(const struct csv_src *s) { return s->consumed; }
+
+/* ---- splitting ---------------------------------------------------------- */
+
+static bool can_start_field(const char *p, size_t rem)
+{
+    if (rem == 0)
+        return true;
+    char c = p[0];
+    return c == '"' || c == ',' || (c >= '0' && c <= '9') || c == '-' || c == '+' ||
+           c == '.' || c == 'n' || c == 'N' || c == 'i' || c == 'I';
+}
+
+static void set_span(struct csv_span *o, const char *p, size_t n, bool quoted)
+{
+    o->p = p;
+    o->n = (uint32_t)n;
+    o->quoted = quoted;
+}
+
+int csv_split(const char *line, size_t len, struct csv_span *out, int max)
+{
+    size_t i = 0;
+    int n = 0;
+    for (;;) {
+        struct csv_span f;
+        size_t next;
+        bool last;
+        if (i < len && line[i] == '"') {
+            size_t j = i + 1;
+            for (;;) {
+                const char *q = memchr(line + j, '"', len - j);
+                if (!q)
+                    return -1;
+                size_t k = (size_t)(q - line);
+                if (k + 1 == len) {
+                    last = true;
+                    next = len;
+                    break;
+                }
+                if (line[k + 1] == ',' && can_start_field(line + k + 2, len - k - 2)) {
+                    last = false;
+                    next = k + 2;
+                    break;
+                }
+                j = k + 1;
+            }
+            set_span(&f, line + i + 1, next - i - (last ? 2 : 3), true);
+        } else {
+            const char *c = memchr(line + i, ',', len - i);
+            size_t stop = c ? (size_t)(c - line) : len;
+            last = !c;
+            next = stop + 1;
+            set_span(&f, line + i, stop - i, false);
+        }
+        if (n < max)
+            out[n] = f;
+        n++;
+        if (last)
+            return n;
+        i = next;
+    }
+}
+
+/* Field starting at *i, left of the free column: ends at the first ',' (for
+ * a quoted field, the first '",'). Advances *i past the comma. */
+static int split_left(const char *line, size_t len, size_t *i, struct csv_span *o)
+{
+    size_t s = *i;
+    if (s < len && line[s] == '"') {
+        size_t j = s + 1;
+        for (;;) {
+            const char *q = memchr(line + j, '"', len - j);
+            if (!q || (size_t)(q - line) + 1 >= len)
+                return -1;
+            size_t k = (size_t)(q - line);
+            if (line[k + 1] == ',') {
+                set_span(o, line + s + 1, k - s - 1, true);
+                *i = k + 2;
+                return 0;
+            }
+            j = k + 1;
+        }
+    }
+    const char *c = memchr(line + s, ',', len - s);
+    if (!c)
+        return -1;
+    set_span(o, line + s, (size_t)(c - line) - s, false);
+    *i = (size_t)(c - line) + 1;
+    return 0;
+}
+
+/* Field ending at *e (exclusive), right of the free column, not starting
+ * before lo: begins after the last ',' (quoted: the last ',"'). Sets *e to
+ * the position of that comma. */
+static int split_right(const char *line, size_t lo, size_t *e, struct csv_span *o)
+{
+    size_t end = *e;
+    if (end > lo && line[end - 1] == '"') {
+        size_t j = end - 1;
+        while (j > lo) {
+            const char *q = memrchr(line + lo, '"', j - lo);
+            if (!q)
+                return -1;
+            size_t k = (size_t)(q - line);
+            if (k > lo && line[k - 1] == ',') {
+                set_span(o, line + k + 1, end - k - 2, true);
+                *e = k - 1;
+                return 0;
+            }
+            j = k;
+        }
+        return -1;
+    }
+    if (end <= lo)
+        return -1;
+    const char *c = memrchr(line + lo, ',', end - lo);
+    if (!c)
+        return -1;
+    size_t k = (size_t)(c - line);
+    set_span(o, line + k + 1, end - k - 1, false);
+    *e = k;
+    return 0;
+}
+
+int csv_split_free(const char *line, size_t len, int ncols, int free_col, struct csv_span *out)
+{
+    size_t i = 0, e = len;
+    for (int c = 0; c < free_col; c++)
+        if (split_left(line, len, &i, &out[c]) < 0)
+            return -1;
+    for (int c = ncols - 1; c > free_col; c--)
+        if (split_right(line, i, &e, &out[c]) < 0)
+            return -1;
+    if (e < i + 2 || line[i] != '"' || line[e - 1] != '"')
+        return -1;
+    set_span(&out[free_col], line + i + 1, e - i - 2, true);
+    return ncols;
+}
+
+/* ---- numbers --------------------------------------------------------------- */
+
+int csv_u64(const struct csv_span *f, uint64_t *out)
+{
+    if (f->n == 0 || f->n > 20)
+        return -1;
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        unsigned d = (unsigned char)f->p[i] - '0';
+        if (d > 9)
+            return -1;
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+static const double pow10_tab[23] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+static int slow_double(const struct csv_span *f, double *out)
+{
+    char small[64];
+    char *tmp = f->n < sizeof(small) ? small : xmalloc(f->n + 1);
+    memcpy(tmp, f->p, f->n);
+    tmp[f->n] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(tmp, &end);
+    int ok = end == tmp + f->n && f->n > 0 && !(end > tmp && (end[-1] == 'x' || end[-1] == 'X'));
+    if (tmp != small)
+        free(tmp);
+    if (!ok)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static bool is_special(const struct csv_span *f)
+{
+    const char *p = f->p;
+    size_t n = f->n;
+    if (n && (*p == '-' || *p == '+'))
+        p++, n--;
+    return (n == 3 && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))) ||
+           (n == 8 && !strncasecmp(p, "infinity", 8));
+}
+
+int csv_double(const struct csv_span *f, double *out)
+{
+    const char *p = f->p, *end = f->p + f->n;
+    bool neg = false, any = false, inexact = false;
+    if (p < end && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    uint64_t m = 0;
+    int nd = 0;
+    long dexp = 0;
+    for (; p < end && (unsigned)(*p - '0') <= 9; p++, any = true) {
+        if (nd < 19) {
+            m = m * 10 + (unsigned)(*p - '0');
+            nd += m != 0;
+        } else {
+            dexp++;
+            inexact = true;
+        }
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && (unsigned)(*p - '0') <= 9; p++, any = true) {
+            if (nd < 19) {
+                m = m * 10 + (unsigned)(*p - '0');
+                nd += m != 0;
+                dexp--;
+            } else if (*p != '0') {
+                inexact = true;
+            }
+        }
+    }
+    if (!any)
+        return is_special(f) ? slow_double(f, out) : -1;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        bool eneg = false;
+        if (p < end && (*p == '-' || *p == '+'))
+            eneg = *p++ == '-';
+        if (p == end)
+            return -1;
+        long e = 0;
+        for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+            if (e < 100000)
+                e = e * 10 + (*p - '0');
+        dexp += eneg ? -e : e;
+    }
+    if (p != end)
+        return -1;
+    if (inexact || m >= (1ull << 53) || dexp > 22 || dexp < -22)
+        return slow_double(f, out);
+    double v = (double)m;
+    v = dexp >= 0 ? v * pow10_tab[dexp] : v / pow10_tab[-dexp];
+    *out = neg ? -v : v;
+    return 0;
+}
+
+int csv_agent_id(const struct csv_span *f, uint64_t *out)
+{
+    if (!f->quoted)
+        return csv_u64(f, out);
+    uint32_t i = 0;
+    while (i < f->n && (unsigned)(f->p[i] - '0') > 9)
+        i++;
+    uint32_t j = i;
+    while (j < f->n && (unsigned)(f->p[j] - '0') <= 9)
+        j++;
+    if (i == j)
+        return -1;
+    for (uint32_t k = j; k < f->n; k++)
+        if ((unsigned)(f->p[k] - '0') <= 9)
+            return -1;
+    struct csv_span d = { f->p + i, j - i, false };
+    return csv_u64(&d, out);
+}
+
+bool csv_eq(const struct csv_span *f, const char *s)
+{
+    size_t n = strlen(s);
+    return n == f->n && memcmp(f->p, s, n) == 0;
+}

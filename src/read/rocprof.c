@@ -1,0 +1,508 @@
+/* rocprof.c - pmc-run reader: file sets of each pass folder aggregated per
+ * kernel name while reading (contract and sources in rocprof.h).
+ *
+ * Owns: file discovery, per-file-set aggregation (one worker thread per file
+ * set, each with its own name tables), the merge into the run model (main
+ * thread, file-set order, so results and messages do not depend on thread
+ * timing), agent_info. Workers never print: they keep their first error and
+ * their warnings as text, printed by the main thread in order.
+ */
+#include "read/rocprof.h"
+
+#include "read/csv.h"
+#include "read/rpagg.h"
+#include "read/rplayout.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RP_MAX_DEPTH 4
+
+void rp_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* Appends to *v (count *n) every file under dir whose name ends with suf. */
+static void walk(const char *dir, const char *suf, int depth, char ***v, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *p = fs_path_join(dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (depth < RP_MAX_DEPTH && strcmp(e->d_name, "analysis") != 0)
+                walk(p, suf, depth + 1, v, n, cap);
+        } else if (ends_with(e->d_name, suf)) {
+            xgrow((void **)v, cap, *n + 2, sizeof(**v));
+            (*v)[(*n)++] = p;
+            (*v)[*n] = NULL;
+            continue;
+        }
+        free(p);
+    }
+    closedir(d);
+}
+
+char **rp_find_files(const char *path, const char *suffix)
+{
+    char **v = xcalloc(1, sizeof(*v));
+    size_t n = 0, cap = 1;
+    if (!fs_is_dir(path)) {
+        v = xrealloc(v, 2 * sizeof(*v));
+        v[0] = xstrdup(path);
+        v[1] = NULL;
+        return v;
+    }
+    walk(path, suffix, 0, &v, &n, &cap);
+    qsort(v, n, sizeof(*v), cmp_str);
+    return v;
+}
+
+char **rp_find_passes(const char *pmc_dir)
+{
+    DIR *d = opendir(pmc_dir);
+    if (!d) {
+        br_error("cannot open folder '%s'", pmc_dir);
+        return NULL;
+    }
+    char **v = xcalloc(1, sizeof(*v));
+    size_t n = 0, cap = 1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "analysis") == 0)
+            continue;
+        char *p = fs_path_join(pmc_dir, e->d_name);
+        char **files = fs_is_dir(p) ? rp_find_files(p, "counter_collection.csv") : NULL;
+        if (files && files[0]) {
+            xgrow((void **)&v, &cap, n + 2, sizeof(*v));
+            v[n++] = xstrdup(e->d_name);
+            v[n] = NULL;
+        }
+        rp_strv_free(files);
+        free(p);
+    }
+    closedir(d);
+    qsort(v, n, sizeof(*v), cmp_str);
+    return v;
+}
+
+/* ---- file sets ----------------------------------------------------------- */
+
+struct fileset {
+    char *prefix;
+    char *cc, *kt, *ai;      /* counter_collection, kernel_trace, agent_info paths */
+    struct rp_agg agg;
+    int rc;
+};
+
+static struct fileset *set_for(struct fileset **sets, size_t *n, size_t *cap, const char *prefix)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*sets)[i].prefix, prefix) == 0)
+            return &(*sets)[i];
+    xgrow((void **)sets, cap, *n + 1, sizeof(**sets));
+    struct fileset *s = &(*sets)[(*n)++];
+    memset(s, 0, sizeof(*s));
+    s->prefix = xstrdup(prefix);
+    return s;
+}
+
+static void add_kind(struct fileset **sets, size_t *n, size_t *cap, const char *dir,
+                     const char *suffix, int which)
+{
+    char **files = rp_find_files(dir, suffix);
+    for (char **f = files; *f; f++) {
+        char *prefix = xstrndup(*f, strlen(*f) - strlen(suffix));
+        struct fileset *s = set_for(sets, n, cap, prefix);
+        free(prefix);
+        char **slot = which == 0 ? &s->cc : which == 1 ? &s->kt : &s->ai;
+        free(*slot);
+        *slot = xstrdup(*f);
+    }
+    rp_strv_free(files);
+}
+
+static int cmp_set(const void *a, const void *b)
+{
+    return strcmp(((const struct fileset *)a)->prefix, ((const struct fileset *)b)->prefix);
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+struct job {
+    struct fileset *sets;
+    size_t nsets;
+    atomic_size_t next;
+};
+
+static void *worker(void *arg)
+{
+    struct job *j = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->nsets)
+            return NULL;
+        struct fileset *s = &j->sets[i];
+        s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt);
+    }
+}
+
+static int nthreads_for(int want, size_t jobs)
+{
+    long n = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    if ((size_t)n > jobs)
+        n = (long)jobs;
+    return (int)n;
+}
+
+static void run_jobs(struct fileset *sets, size_t nsets, int nthreads)
+{
+    struct job j = { .sets = sets, .nsets = nsets };
+    atomic_init(&j.next, 0);
+    int nt = nthreads_for(nthreads, nsets);
+    if (nt <= 1) {
+        worker(&j);
+        return;
+    }
+    pthread_t *tid = xcalloc((size_t)nt, sizeof(*tid));
+    int started = 0;
+    for (; started < nt - 1; started++)
+        if (pthread_create(&tid[started], NULL, worker, &j) != 0)
+            break;
+    worker(&j);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+}
+
+/* ---- merge ------------------------------------------------------------------- */
+
+static void attr_merge(struct rp_kattr *d, const struct rp_kattr *s)
+{
+    if (!s->seen)
+        return;
+#define MAXF(f) if (s->f > d->f) d->f = s->f
+    MAXF(vgpr); MAXF(agpr); MAXF(sgpr); MAXF(lds); MAXF(scratch);
+    MAXF(wg_size); MAXF(grid_size);
+#undef MAXF
+    if (!d->wg_x && s->wg_x) {
+        d->wg_x = s->wg_x;
+        d->wg_y = s->wg_y;
+        d->wg_z = s->wg_z;
+    }
+    d->has_agpr |= s->has_agpr;
+    d->seen = true;
+}
+
+static void run_grow(struct rp_run *run)
+{
+    if (run->nattr >= run->names.n)
+        return;
+    run->attr = xrealloc(run->attr, run->names.n * sizeof(*run->attr));
+    memset(run->attr + run->nattr, 0, (run->names.n - run->nattr) * sizeof(*run->attr));
+    run->nattr = run->names.n;
+}
+
+/* Grows the pass arrays to n kernel rows (zeroed). */
+static void pass_rows(struct rp_pass *p, uint32_t n)
+{
+    if (n <= p->nkernels)
+        return;
+    size_t nc = p->ncounters, old = p->nkernels;
+    p->launches = xrealloc(p->launches, n * sizeof(*p->launches));
+    p->dur_ns = xrealloc(p->dur_ns, n * sizeof(*p->dur_ns));
+    p->csum = xrealloc(p->csum, (n * nc + 1) * sizeof(*p->csum));
+    p->crows = xrealloc(p->crows, (n * nc + 1) * sizeof(*p->crows));
+    memset(p->launches + old, 0, (n - old) * sizeof(*p->launches));
+    memset(p->dur_ns + old, 0, (n - old) * sizeof(*p->dur_ns));
+    memset(p->csum + old * nc, 0, (n - old) * nc * sizeof(*p->csum));
+    memset(p->crows + old * nc, 0, (n - old) * nc * sizeof(*p->crows));
+    p->nkernels = n;
+}
+
+static void merge_set(struct rp_run *run, struct rp_pass *p, const struct intern *pc,
+                      const struct rp_agg *a)
+{
+    uint32_t *cmap = xcalloc(a->cn.n + 1, sizeof(*cmap));
+    for (uint32_t c = 0; c < a->cn.n; c++)
+        cmap[c] = intern_find(pc, a->cn.str[c], a->cn.len[c]);
+    for (uint32_t k = 0; k < a->kn.n; k++) {
+        uint32_t g = intern_add(&run->names, a->kn.str[k], a->kn.len[k]);
+        run_grow(run);
+        attr_merge(&run->attr[g], &a->attr[k]);
+        pass_rows(p, g + 1);
+        p->launches[g] += a->launches[k];
+        p->dur_ns[g] += a->dur[k];
+        for (uint32_t c = 0; c < a->cn.n; c++) {
+            size_t d = (size_t)g * p->ncounters + cmap[c], s = (size_t)k * a->ccap + c;
+            p->csum[d] += a->csum[s];
+            p->crows[d] += a->crows[s];
+        }
+    }
+    free(cmap);
+    p->trace_launches += a->trace_launches;
+    p->uncounted_launches += a->uncounted_launches;
+    p->trace_ns += a->trace_ns;
+    p->uncounted_ns += a->uncounted_ns;
+    p->untimed_launches += a->untimed_launches;
+    p->truncated += a->truncated;
+}
+
+static void add_file(struct rp_pass *p, const char *f)
+{
+    if (!f)
+        return;
+    p->files = xrealloc(p->files, (p->nfiles + 2) * sizeof(*p->files));
+    p->files[p->nfiles++] = xstrdup(f);
+    p->files[p->nfiles] = NULL;
+}
+
+/* Counter names of the pass, in first-seen order over its file sets. */
+static void pass_counters(struct rp_pass *p, struct intern *pc, struct fileset *sets, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t c = 0; c < sets[i].agg.cn.n; c++)
+            intern_add(pc, sets[i].agg.cn.str[c], sets[i].agg.cn.len[c]);
+    p->ncounters = pc->n;
+    p->counters = xcalloc(pc->n + 1, sizeof(*p->counters));
+    for (uint32_t c = 0; c < pc->n; c++)
+        p->counters[c] = xstrdup(pc->str[c]);
+}
+
+static int agent_load(struct rp_agent *ag, const char *path);
+
+static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *sets, size_t n)
+{
+    int rc = 0;
+    struct intern pc;
+    intern_init(&pc);
+    pass_counters(p, &pc, sets, n);
+    for (size_t i = 0; i < n; i++) {
+        struct fileset *s = &sets[i];
+        rp_agg_flush_messages(&s->agg);
+        if (s->rc < 0) {
+            rc = -1;
+            continue;
+        }
+        add_file(p, s->cc);
+        add_file(p, s->kt);
+        if (s->cc) {
+            p->present = true;
+            p->nsets++;
+            if (!p->layout)
+                p->layout = xasprintf("counter_collection %s%s%s", s->agg.cc_layout,
+                                      s->agg.kt_layout ? ", kernel_trace " : "",
+                                      s->agg.kt_layout ? s->agg.kt_layout : "");
+        }
+        merge_set(run, p, &pc, &s->agg);
+        if (s->ai && !run->agent.present && agent_load(&run->agent, s->ai) < 0)
+            rc = -1;
+    }
+    intern_release(&pc);
+    return rc;
+}
+
+static int load_pass(struct rp_run *run, struct rp_pass *p, const char *pmc_dir, int nthreads)
+{
+    p->dir = fs_path_join(pmc_dir, p->name);
+    if (!fs_is_dir(p->dir))
+        return 0;
+    struct fileset *sets = NULL;
+    size_t n = 0, cap = 0;
+    add_kind(&sets, &n, &cap, p->dir, "counter_collection.csv", 0);
+    add_kind(&sets, &n, &cap, p->dir, "kernel_trace.csv", 1);
+    add_kind(&sets, &n, &cap, p->dir, "agent_info.csv", 2);
+    if (n)
+        qsort(sets, n, sizeof(*sets), cmp_set);
+    run_jobs(sets, n, nthreads);
+    int rc = finish_pass(run, p, sets, n);
+    for (size_t i = 0; i < n; i++) {
+        rp_agg_release(&sets[i].agg);
+        free(sets[i].prefix);
+        free(sets[i].cc);
+        free(sets[i].kt);
+        free(sets[i].ai);
+    }
+    free(sets);
+    return rc;
+}
+
+static void pass_totals(struct rp_pass *p)
+{
+    p->launches_total = 0;
+    p->dur_ns_total = 0;
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        p->launches_total += p->launches[k];
+        p->dur_ns_total += p->dur_ns[k];
+    }
+}
+
+int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
+                size_t npasses, int nthreads)
+{
+    memset(run, 0, sizeof(*run));
+    intern_init(&run->names);
+    run->npasses = (uint32_t)npasses;
+    run->passes = xcalloc(npasses + 1, sizeof(*run->passes));
+    int rc = 0;
+    for (size_t i = 0; i < npasses; i++) {
+        run->passes[i].name = xstrdup(pass_names[i]);
+        if (load_pass(run, &run->passes[i], pmc_dir, nthreads) < 0)
+            rc = -1;
+    }
+    for (size_t i = 0; i < npasses; i++) {
+        pass_rows(&run->passes[i], run->names.n);
+        pass_totals(&run->passes[i]);
+    }
+    run_grow(run);
+    return rc;
+}
+
+static void pass_release(struct rp_pass *p)
+{
+    free(p->name);
+    free(p->dir);
+    rp_strv_free(p->files);
+    free(p->layout);
+    rp_strv_free(p->counters);
+    free(p->launches);
+    free(p->dur_ns);
+    free(p->csum);
+    free(p->crows);
+}
+
+void rp_run_release(struct rp_run *run)
+{
+    for (uint32_t i = 0; i < run->npasses; i++)
+        pass_release(&run->passes[i]);
+    free(run->passes);
+    free(run->attr);
+    intern_release(&run->names);
+    free(run->agent.file);
+    rp_strv_free(run->agent.keys);
+    rp_strv_free(run->agent.vals);
+    memset(run, 0, sizeof(*run));
+}
+
+/* ---- agent_info ---------------------------------------------------------------- */
+
+static int agent_row(struct rp_agent *ag, const struct rp_header *h, const char *line, size_t len)
+{
+    struct csv_span *f = xcalloc((size_t)h->ncols, sizeof(*f));
+    int n = csv_split(line, len, f, h->ncols);
+    int gpu = n == h->ncols && h->idx[RC_AGENT_TYPE] >= 0 &&
+              csv_eq(&f[h->idx[RC_AGENT_TYPE]], "GPU");
+    if (gpu) {
+        ag->present = true;
+        ag->ncols = (uint32_t)n;
+        ag->keys = xcalloc((size_t)n + 1, sizeof(char *));
+        ag->vals = xcalloc((size_t)n + 1, sizeof(char *));
+        for (int i = 0; i < n; i++) {
+            ag->keys[i] = xstrdup(h->names[i]);
+            ag->vals[i] = xstrndup(f[i].p, f[i].n);
+        }
+    }
+    free(f);
+    return gpu;
+}
+
+static int agent_load(struct rp_agent *ag, const char *path)
+{
+    struct csv_src *s = csv_open(path);
+    if (!s)
+        return -1;
+    const char *line;
+    size_t len;
+    int rc = csv_next_line(s, &line, &len);
+    if (rc <= 0) {
+        csv_close(s);
+        return rc < 0 ? -1 : br_error_at(path, 0, 0, "empty file (no header)");
+    }
+    struct rp_header h;
+    char *err;
+    if (rp_header_parse(&h, line, len, &err) < 0 || h.kind != RP_KIND_AGENT_INFO) {
+        br_error_at(path, 1, 0, "%s", err ? err : "not an agent_info header");
+        free(err);
+        rp_header_release(&h);
+        csv_close(s);
+        return -1;
+    }
+    while ((rc = csv_next_line(s, &line, &len)) > 0)
+        if (agent_row(ag, &h, line, len))
+            break;
+    if (ag->present)
+        ag->file = xstrdup(path);
+    rp_header_release(&h);
+    csv_close(s);
+    return rc < 0 ? -1 : 0;
+}
+
+const char *rp_agent_get(const struct rp_agent *a, const char *col)
+{
+    for (uint32_t i = 0; a->present && i < a->ncols; i++)
+        if (strcmp(a->keys[i], col) == 0)
+            return a->vals[i];
+    return NULL;
+}
+
+int rp_agent_num(const struct rp_agent *a, const char *col, double *out)
+{
+    const char *v = rp_agent_get(a, col);
+    if (!v)
+        return -1;
+    struct csv_span s = { v, (uint32_t)strlen(v), false };
+    return csv_double(&s, out);
+}
+
+/* ---- single files ---------------------------------------------------------------- */
+
+int rp_check_mem(const char *name, const void *data, size_t len, struct rp_file_info *info)
+{
+    struct rp_agg a;
+    enum rp_kind kind;
+    int rc = rp_agg_read_mem(&a, name, data, len, &kind);
+    rp_agg_flush_messages(&a);
+    if (info) {
+        memset(info, 0, sizeof(*info));
+        info->kind = kind;
+        info->layout = a.cc_layout ? a.cc_layout : a.kt_layout ? a.kt_layout : "";
+        info->rows = a.rows;
+        info->dispatches = kind == RP_KIND_TRACE ? a.trace_launches : a.dispatches;
+        info->truncated = a.truncated;
+        info->kernels = a.kn.n;
+        info->counters = a.cn.n;
+    }
+    rp_agg_release(&a);
+    return rc;
+}

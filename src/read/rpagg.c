@@ -1,0 +1,518 @@
+/* rpagg.c - per-file-set aggregation of rocprofv3 counter and kernel-trace
+ * rows (contract in rpagg.h; aggregation rule from METRICS.md §2).
+ *
+ * Hot path: one csv_split_free per row (the kernel name is never scanned:
+ * fields left of it are split left to right, fields right of it right to
+ * left), the launch key compared with the previous row's (rows of one
+ * dispatch are consecutive), counter and kernel names interned only when they
+ * change, numbers parsed in place.
+ */
+#include "read/rpagg.h"
+
+#include "read/csv.h"
+#include "read/rplayout.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TIMED 0x80000000u
+
+/* ---- launch map ------------------------------------------------------------ */
+
+static uint32_t map_slot(const struct rp_u64map *m, uint64_t key)
+{
+    uint64_t h = (key + 1) * 0x9e3779b97f4a7c15ull;
+    uint32_t mask = m->nslot - 1;
+    uint32_t i = (uint32_t)(h >> 40) & mask;
+    while (m->key[i] && m->key[i] != key + 1)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static void map_grow(struct rp_u64map *m)
+{
+    struct rp_u64map o = *m;
+    m->nslot = o.nslot ? o.nslot * 2 : 1024;
+    m->key = xcalloc(m->nslot, sizeof(*m->key));
+    m->val = xcalloc(m->nslot, sizeof(*m->val));
+    for (uint32_t i = 0; i < o.nslot; i++)
+        if (o.key[i]) {
+            uint32_t j = map_slot(m, o.key[i] - 1);
+            m->key[j] = o.key[i];
+            m->val[j] = o.val[i];
+        }
+    free(o.key);
+    free(o.val);
+}
+
+/* Value slot of key, or NULL when absent (insert: add it with value v). */
+static uint32_t *map_get(struct rp_u64map *m, uint64_t key, bool insert, uint32_t v, bool *added)
+{
+    *added = false;
+    if (!m->nslot) {
+        if (!insert)
+            return NULL;
+        map_grow(m);
+    }
+    uint32_t i = map_slot(m, key);
+    if (m->key[i])
+        return &m->val[i];
+    if (!insert)
+        return NULL;
+    if ((m->n + 1) * 2 > m->nslot) {
+        map_grow(m);
+        i = map_slot(m, key);
+    }
+    m->key[i] = key + 1;
+    m->val[i] = v;
+    m->n++;
+    *added = true;
+    return &m->val[i];
+}
+
+/* ---- arrays ------------------------------------------------------------------ */
+
+static void grow_k(struct rp_agg *a, uint32_t need)
+{
+    if (need <= a->kcap)
+        return;
+    uint32_t n = a->kcap ? a->kcap : 16;
+    while (n < need)
+        n *= 2;
+    a->launches = xrealloc(a->launches, n * sizeof(*a->launches));
+    a->dur = xrealloc(a->dur, n * sizeof(*a->dur));
+    a->attr = xrealloc(a->attr, n * sizeof(*a->attr));
+    a->csum = xrealloc(a->csum, (size_t)n * a->ccap * sizeof(*a->csum));
+    a->crows = xrealloc(a->crows, (size_t)n * a->ccap * sizeof(*a->crows));
+    size_t o = a->kcap;
+    memset(a->launches + o, 0, (n - o) * sizeof(*a->launches));
+    memset(a->dur + o, 0, (n - o) * sizeof(*a->dur));
+    memset(a->attr + o, 0, (n - o) * sizeof(*a->attr));
+    memset(a->csum + o * a->ccap, 0, (n - o) * a->ccap * sizeof(*a->csum));
+    memset(a->crows + o * a->ccap, 0, (n - o) * a->ccap * sizeof(*a->crows));
+    a->kcap = n;
+}
+
+/* Re-lays the kernel x counter matrices for more counter columns. */
+static void grow_c(struct rp_agg *a, uint32_t need)
+{
+    if (need <= a->ccap)
+        return;
+    uint32_t n = a->ccap ? a->ccap * 2 : 16;
+    while (n < need)
+        n *= 2;
+    double *cs = xcalloc((size_t)a->kcap * n + 1, sizeof(*cs));
+    uint64_t *cr = xcalloc((size_t)a->kcap * n + 1, sizeof(*cr));
+    for (size_t k = 0; k < a->kcap; k++)
+        for (size_t c = 0; c < a->ccap; c++) {
+            cs[k * n + c] = a->csum[k * a->ccap + c];
+            cr[k * n + c] = a->crows[k * a->ccap + c];
+        }
+    free(a->csum);
+    free(a->crows);
+    a->csum = cs;
+    a->crows = cr;
+    a->ccap = n;
+}
+
+/* ---- messages --------------------------------------------------------------- */
+
+static int fail(struct rp_agg *a, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(struct rp_agg *a, const char *file, long line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (!a->err)
+        a->err = line > 0 ? xasprintf("%s:%ld: %s", file, line, msg) : xasprintf("%s: %s", file, msg);
+    return -1;
+}
+
+void rp_agg_flush_messages(struct rp_agg *a)
+{
+    const char *p = a->warn.buf;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        br_warn("%.*s", n, p);
+        p += n + (nl ? 1 : 0);
+    }
+    sb_reset(&a->warn);
+    if (a->err)
+        br_error("%s", a->err);
+}
+
+void rp_agg_release(struct rp_agg *a)
+{
+    intern_release(&a->kn);
+    intern_release(&a->cn);
+    free(a->launches);
+    free(a->dur);
+    free(a->attr);
+    free(a->csum);
+    free(a->crows);
+    free(a->map.key);
+    free(a->map.val);
+    free(a->err);
+    sb_release(&a->warn);
+    memset(a, 0, sizeof(*a));
+}
+
+static void agg_init(struct rp_agg *a)
+{
+    memset(a, 0, sizeof(*a));
+    intern_init(&a->kn);
+    intern_init(&a->cn);
+    sb_init(&a->warn);
+}
+
+/* ---- rows --------------------------------------------------------------------- */
+
+struct rdr {
+    struct rp_agg *a;
+    struct csv_src *src;
+    struct rp_header h;
+    struct csv_span *f;
+    bool by_corr;            /* launch key is Correlation_Id */
+};
+
+/* Field of column c as an unsigned integer; absent column gives 0. */
+static int num(struct rdr *r, enum rp_col c, uint64_t *v)
+{
+    int i = r->h.idx[c];
+    if (i < 0) {
+        *v = 0;
+        return 0;
+    }
+    int bad = c == RC_AGENT ? csv_agent_id(&r->f[i], v) : csv_u64(&r->f[i], v);
+    if (bad == 0 && *v != UINT64_MAX)
+        return 0;
+    return fail(r->a, csv_name(r->src), csv_line_no(r->src),
+                "column %s: expected a non-negative integer, got '%.*s'", rp_col_names[c],
+                (int)(r->f[i].n > 60 ? 60 : r->f[i].n), r->f[i].p);
+}
+
+/* A row that cannot be used: fatal, unless it is an unterminated last line
+ * (a killed job), which is dropped with a warning. Returns 1 when dropped. */
+static int bad_row(struct rdr *r)
+{
+    if (!csv_last_unterminated(r->src))
+        return -1;
+    free(r->a->err);
+    r->a->err = NULL;
+    r->a->truncated++;
+    sb_addf(&r->a->warn, "%s:%ld: truncated last line ignored (no newline; killed job?)\n",
+            csv_name(r->src), csv_line_no(r->src));
+    return 1;
+}
+
+static int split_row(struct rdr *r, const char *line, size_t len)
+{
+    int name = r->h.idx[RC_NAME];
+    if (csv_split_free(line, len, r->h.ncols, name, r->f) == r->h.ncols)
+        return 0;
+    int got = csv_split(line, len, NULL, 0);
+    return fail(r->a, csv_name(r->src), csv_line_no(r->src),
+                "expected %d columns (%s layout), found %d%s", r->h.ncols, r->h.layout, got,
+                got == r->h.ncols ? " (Kernel_Name not quoted?)" : "");
+}
+
+static int row_attr(struct rdr *r, struct rp_kattr *k)
+{
+    uint64_t v[12];
+    static const enum rp_col cols[12] = { RC_VGPR, RC_AGPR, RC_SGPR, RC_LDS, RC_SCRATCH, RC_WG,
+                                          RC_GRID, RC_WGX, RC_WGY, RC_WGZ, RC_GROUP_SEG,
+                                          RC_PRIV_SEG };
+    for (int i = 0; i < 12; i++)
+        if (num(r, cols[i], &v[i]) < 0)
+            return -1;
+    struct rp_kattr n = { .vgpr = (uint32_t)v[0], .agpr = (uint32_t)v[1], .sgpr = (uint32_t)v[2],
+                          .lds = v[3] ? v[3] : v[10], .scratch = v[4] ? v[4] : v[11],
+                          .wg_size = v[5], .grid_size = v[6], .wg_x = (uint32_t)v[7],
+                          .wg_y = (uint32_t)v[8], .wg_z = (uint32_t)v[9], .seen = true,
+                          .has_agpr = r->h.idx[RC_AGPR] >= 0 };
+    if (!n.wg_size && n.wg_x)
+        n.wg_size = (uint64_t)n.wg_x * (n.wg_y ? n.wg_y : 1) * (n.wg_z ? n.wg_z : 1);
+    *k = n;
+    return 0;
+}
+
+/* Keeps the largest resource use seen (safe for limits derived from it). */
+static void attr_max(struct rp_kattr *k, const struct rp_kattr *n)
+{
+#define MAXF(f) if (n->f > k->f) k->f = n->f
+    MAXF(vgpr); MAXF(agpr); MAXF(sgpr); MAXF(lds); MAXF(scratch); MAXF(wg_size); MAXF(grid_size);
+#undef MAXF
+    if (!k->wg_x && n->wg_x) {
+        k->wg_x = n->wg_x;
+        k->wg_y = n->wg_y;
+        k->wg_z = n->wg_z;
+    }
+    k->has_agpr |= n->has_agpr;
+    k->seen = true;
+}
+
+static int times(struct rdr *r, double *dur)
+{
+    uint64_t s, e;
+    if (num(r, RC_START, &s) < 0 || num(r, RC_END, &e) < 0)
+        return -1;
+    if (e < s)
+        return fail(r->a, csv_name(r->src), csv_line_no(r->src),
+                    "End_Timestamp %llu is before Start_Timestamp %llu",
+                    (unsigned long long)e, (unsigned long long)s);
+    *dur = (double)(e - s);
+    return 0;
+}
+
+struct cc_state {
+    uint64_t prev_key;
+    uint32_t prev_k, prev_c;
+    bool have_prev;
+};
+
+static uint32_t kernel_id(struct rp_agg *a, const struct csv_span *name)
+{
+    uint32_t k = intern_add(&a->kn, name->p, name->n);
+    grow_k(a, k + 1);
+    return k;
+}
+
+static uint32_t counter_id(struct rp_agg *a, struct cc_state *st, const struct csv_span *cn)
+{
+    uint32_t g = st->prev_c + 1;
+    if (g < a->cn.n && a->cn.len[g] == cn->n && memcmp(a->cn.str[g], cn->p, cn->n) == 0)
+        return st->prev_c = g;
+    uint32_t c = intern_add(&a->cn, cn->p, cn->n);
+    grow_c(a, c + 1);
+    return st->prev_c = c;
+}
+
+/* A new launch key within the counter file: kernel, duration, attributes. */
+static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid)
+{
+    struct rp_agg *a = r->a;
+    double dur = 0;
+    bool ts = r->h.idx[RC_START] >= 0;
+    struct rp_kattr t;
+    if ((ts && times(r, &dur) < 0) || row_attr(r, &t) < 0)
+        return -1;
+    bool added;
+    uint32_t *v = map_get(&a->map, key, true, 0, &added);
+    if (!added) {
+        *kid = *v & ~TIMED;
+        return 0;
+    }
+    uint32_t k = kernel_id(a, &r->f[r->h.idx[RC_NAME]]);
+    attr_max(&a->attr[k], &t);
+    *v = k | (ts ? TIMED : 0);
+    a->launches[k]++;
+    a->dur[k] += dur;
+    a->dispatches++;
+    *kid = k;
+    return 0;
+}
+
+static int cc_row(struct rdr *r, struct cc_state *st, const char *line, size_t len)
+{
+    if (split_row(r, line, len) < 0)
+        return -1;
+    uint64_t key;
+    double val;
+    if (num(r, r->by_corr ? RC_CORR : RC_DISPATCH, &key) < 0)
+        return -1;
+    const struct csv_span *vf = &r->f[r->h.idx[RC_CVALUE]];
+    if (csv_double(vf, &val) < 0)
+        return fail(r->a, csv_name(r->src), csv_line_no(r->src),
+                    "column Counter_Value: expected a number, got '%.*s'",
+                    (int)(vf->n > 60 ? 60 : vf->n), vf->p);
+    uint32_t k = st->prev_k;
+    if (!st->have_prev || key != st->prev_key) {
+        if (cc_launch(r, key, &k) < 0)
+            return -1;
+        st->prev_key = key;
+        st->prev_k = k;
+        st->have_prev = true;
+    }
+    uint32_t c = counter_id(r->a, st, &r->f[r->h.idx[RC_CNAME]]);
+    size_t at = (size_t)k * r->a->ccap + c;
+    r->a->csum[at] += val;
+    r->a->crows[at]++;
+    r->a->rows++;
+    return 0;
+}
+
+/* A trace row of the file set: joins to the counter launches. */
+static int kt_row(struct rdr *r, const char *line, size_t len, bool need_dur)
+{
+    if (split_row(r, line, len) < 0)
+        return -1;
+    uint64_t key;
+    double dur;
+    if (num(r, r->by_corr ? RC_CORR : RC_DISPATCH, &key) < 0 || times(r, &dur) < 0)
+        return -1;
+    struct rp_agg *a = r->a;
+    bool added;
+    uint32_t *v = map_get(&a->map, key, false, 0, &added);
+    a->trace_launches++;
+    a->trace_ns += dur;
+    a->rows++;
+    if (!v) {
+        a->uncounted_launches++;
+        a->uncounted_ns += dur;
+        return 0;
+    }
+    uint32_t k = *v & ~TIMED;
+    if (need_dur && !(*v & TIMED)) {
+        a->dur[k] += dur;
+        *v |= TIMED;
+    }
+    struct rp_kattr t = { 0 };
+    if (row_attr(r, &t) < 0)
+        return -1;
+    if (!a->attr[k].wg_x && t.wg_x) {
+        a->attr[k].wg_x = t.wg_x;
+        a->attr[k].wg_y = t.wg_y;
+        a->attr[k].wg_z = t.wg_z;
+    }
+    if (!a->attr[k].has_agpr && t.has_agpr) {
+        a->attr[k].agpr = t.agpr;
+        a->attr[k].has_agpr = true;
+    }
+    return 0;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static int open_rdr(struct rdr *r, struct rp_agg *a, struct csv_src *src)
+{
+    memset(r, 0, sizeof(*r));
+    r->a = a;
+    r->src = src;
+    if (!src)
+        return fail(a, "?", 0, "cannot open file");
+    const char *line;
+    size_t len;
+    int rc = csv_next_line(src, &line, &len);
+    if (rc < 0)
+        return fail(a, csv_name(src), 0, "read error");
+    if (rc == 0 || (len == 0 && csv_last_unterminated(src)))
+        return fail(a, csv_name(src), 0, "empty file (no header)");
+    char *err;
+    if (rp_header_parse(&r->h, line, len, &err) < 0) {
+        fail(a, csv_name(src), 1, "%s", err);
+        free(err);
+        return -1;
+    }
+    r->f = xcalloc((size_t)r->h.ncols, sizeof(*r->f));
+    return 0;
+}
+
+static void close_rdr(struct rdr *r)
+{
+    rp_header_release(&r->h);
+    free(r->f);
+    csv_close(r->src);
+    r->src = NULL;
+}
+
+/* Calls row() on each data line; handles truncation and header-only files. */
+static int each_row(struct rdr *r, struct cc_state *st, bool need_dur)
+{
+    const char *line;
+    size_t len;
+    long nrows = 0;
+    int rc;
+    while ((rc = csv_next_line(r->src, &line, &len)) > 0) {
+        if (len == 0)
+            continue;
+        int e = r->h.kind == RP_KIND_COUNTER ? cc_row(r, st, line, len)
+              : r->h.kind == RP_KIND_TRACE ? kt_row(r, line, len, need_dur) : 0;
+        if (e < 0) {
+            if (bad_row(r) < 0)
+                return -1;
+            continue;
+        }
+        nrows++;
+    }
+    if (rc < 0)
+        return fail(r->a, csv_name(r->src), 0, "read error");
+    if (nrows == 0 && r->a->truncated == 0)
+        return fail(r->a, csv_name(r->src), 1, "header only, no data rows");
+    return 0;
+}
+
+static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
+{
+    struct rdr rc_ = { 0 }, rk = { 0 };
+    int rc = 0;
+    if (cc && open_rdr(&rc_, a, cc) < 0)
+        rc = -1;
+    if (kt && open_rdr(&rk, a, kt) < 0)
+        rc = -1;
+    if (rc == 0 && cc && rc_.h.kind != RP_KIND_COUNTER)
+        rc = fail(a, csv_name(cc), 1, "not a counter_collection header");
+    if (rc == 0 && kt && rk.h.kind != RP_KIND_TRACE)
+        rc = fail(a, csv_name(kt), 1, "not a kernel_trace header");
+    bool need_dur = cc && rc_.h.idx[RC_START] < 0;
+    bool by_corr = need_dur || (kt && rk.h.idx[RC_DISPATCH] < 0);
+    if (rc == 0 && by_corr && cc && rc_.h.idx[RC_CORR] < 0)
+        rc = fail(a, csv_name(cc), 1, "counter_collection header has no column Correlation_Id");
+    rc_.by_corr = rk.by_corr = by_corr;
+    struct cc_state st = { .prev_c = UINT32_MAX - 1 };
+    if (rc == 0 && cc) {
+        a->cc_layout = rc_.h.layout;
+        rc = each_row(&rc_, &st, false);
+    }
+    if (rc == 0 && kt) {
+        a->kt_layout = rk.h.layout;
+        rc = each_row(&rk, &st, need_dur);
+    }
+    if (rc == 0 && need_dur)
+        for (uint32_t i = 0; i < a->map.nslot; i++)
+            if (a->map.key[i] && !(a->map.val[i] & TIMED))
+                a->untimed_launches++;
+    if (cc)
+        close_rdr(&rc_);
+    if (kt)
+        close_rdr(&rk);
+    return rc;
+}
+
+int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path)
+{
+    agg_init(a);
+    struct csv_src *cc = cc_path ? csv_open(cc_path) : NULL;
+    struct csv_src *kt = kt_path ? csv_open(kt_path) : NULL;
+    if ((cc_path && !cc) || (kt_path && !kt)) {
+        csv_close(cc);
+        csv_close(kt);
+        return fail(a, cc_path && !cc ? cc_path : kt_path, 0, "cannot open file");
+    }
+    return read_pair(a, cc, kt);
+}
+
+int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t len,
+                    enum rp_kind *kind)
+{
+    agg_init(a);
+    *kind = RP_KIND_UNKNOWN;
+    struct rdr r;
+    if (open_rdr(&r, a, csv_open_mem(name, data, len)) < 0) {
+        close_rdr(&r);
+        return -1;
+    }
+    *kind = r.h.kind;
+    close_rdr(&r);
+    if (*kind == RP_KIND_AGENT_INFO)
+        return 0;
+    struct csv_src *s = csv_open_mem(name, data, len);
+    return *kind == RP_KIND_COUNTER ? read_pair(a, s, NULL) : read_pair(a, NULL, s);
+}

@@ -1,0 +1,58 @@
+/* rpagg.h - aggregation of one rocprofv3 file set (one process of one pass)
+ * while reading: per kernel name Σ counter values, Σ durations, launches.
+ *
+ * Used by the pmc reader (rocprof.c, one file set per worker thread) and by
+ * tests and fuzz targets (rp_agg_read_mem). Nothing is printed while reading:
+ * the first error goes to err ("file:line: what was expected") and warnings
+ * (a dropped truncated last line) to warn, one per line; the owner prints
+ * them with rp_agg_flush_messages, in a deterministic order.
+ *
+ * Launch identity: (file, Dispatch_Id), or Correlation_Id when the counter
+ * file has no timestamps (6.2) or the trace has no Dispatch_Id (6.2), so that
+ * durations and the "launches without counters" check can be joined from the
+ * kernel trace of the same file set.
+ */
+#ifndef BR_READ_RPAGG_H
+#define BR_READ_RPAGG_H
+
+#include "read/intern.h"
+#include "read/rocprof.h"
+#include "util/strbuf.h"
+
+#include <stdint.h>
+
+struct rp_u64map {          /* launch key -> kernel id (bit 31: has a duration) */
+    uint64_t *key;          /* key + 1; 0 = empty */
+    uint32_t *val;
+    uint32_t n, nslot;
+};
+
+struct rp_agg {
+    struct intern kn, cn;            /* local kernel and counter names */
+    uint32_t kcap, ccap;             /* capacities of the arrays below */
+    uint64_t *launches;              /* [k] */
+    double *dur;                     /* [k] ns */
+    struct rp_kattr *attr;           /* [k] */
+    double *csum;                    /* [k*ccap + c] */
+    uint64_t *crows;                 /* [k*ccap + c] */
+    struct rp_u64map map;
+    uint64_t rows, dispatches;
+    uint64_t trace_launches, uncounted_launches, untimed_launches, truncated;
+    double trace_ns, uncounted_ns;
+    const char *cc_layout, *kt_layout;
+    char *err;
+    struct strbuf warn;
+};
+
+/* Reads one file set: counter file and/or kernel trace (either may be NULL).
+ * 0, or -1 with a->err set. a is initialized here. */
+int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path);
+/* One file from memory, kind detected from the header (agent_info: header
+ * checked only). 0, or -1 with a->err set. */
+int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t len,
+                    enum rp_kind *kind);
+/* Prints the warnings, then the error, through br_warn/br_error. */
+void rp_agg_flush_messages(struct rp_agg *a);
+void rp_agg_release(struct rp_agg *a);
+
+#endif

@@ -1,0 +1,272 @@
+/* rppower.c - the power run's kernel trace: per-kernel unprofiled time and
+ * launches, GPU busy % from interval unions per (file, agent), the kernel
+ * window (contract in rocprof.h; GPU busy definition: METRICS.md §3).
+ *
+ * Kernels overlap normally in an unprofiled run, so busy time is the length
+ * of the union of [start, end) intervals of one GPU (file, agent), found by
+ * sorting the intervals by start. Memory: 16 bytes per dispatch.
+ */
+#include "read/rocprof.h"
+
+#include "read/csv.h"
+#include "read/rplayout.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ivals {               /* intervals of one (file, agent) */
+    uint64_t agent;
+    int64_t *se;             /* start, end pairs */
+    size_t n, cap;
+};
+
+static int cmp_iv(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+static void union_busy(struct ivals *iv, struct rp_gpu_busy *g)
+{
+    qsort(iv->se, iv->n, 2 * sizeof(int64_t), cmp_iv);
+    double busy = 0;
+    int64_t cs = iv->se[0], ce = iv->se[1], last = iv->se[1];
+    for (size_t i = 1; i < iv->n; i++) {
+        int64_t s = iv->se[2 * i], e = iv->se[2 * i + 1];
+        if (e > last)
+            last = e;
+        if (s > ce) {
+            busy += (double)(ce - cs);
+            cs = s;
+            ce = e;
+        } else if (e > ce) {
+            ce = e;
+        }
+    }
+    busy += (double)(ce - cs);
+    g->agent = iv->agent;
+    g->first_start = iv->se[0];
+    g->last_end = last;
+    g->busy_ns = busy;
+    g->dispatches = iv->n;
+}
+
+static void kgrow(struct rp_power *pw, uint32_t n)
+{
+    if (n <= pw->nkernels)
+        return;
+    pw->launches = xrealloc(pw->launches, n * sizeof(*pw->launches));
+    pw->dur_ns = xrealloc(pw->dur_ns, n * sizeof(*pw->dur_ns));
+    memset(pw->launches + pw->nkernels, 0, (n - pw->nkernels) * sizeof(*pw->launches));
+    memset(pw->dur_ns + pw->nkernels, 0, (n - pw->nkernels) * sizeof(*pw->dur_ns));
+    pw->nkernels = n;
+}
+
+static struct ivals *agent_iv(struct ivals **v, size_t *n, uint64_t agent)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].agent == agent)
+            return &(*v)[i];
+    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    struct ivals *iv = &(*v)[(*n)++];
+    memset(iv, 0, sizeof(*iv));
+    iv->agent = agent;
+    return iv;
+}
+
+struct prow {
+    uint64_t agent, s, e;
+};
+
+/* Parses one data row; -1 on a malformed row (message printed unless the
+ * caller treats it as a truncated last line). */
+static int parse_row(struct csv_src *src, const struct rp_header *h, struct csv_span *f,
+                     const char *line, size_t len, struct prow *r, char **why)
+{
+    if (csv_split_free(line, len, h->ncols, h->idx[RC_NAME], f) != h->ncols) {
+        *why = xasprintf("expected %d columns (%s layout), found %d", h->ncols, h->layout,
+                         csv_split(line, len, NULL, 0));
+        return -1;
+    }
+    r->agent = 0;
+    if ((h->idx[RC_AGENT] >= 0 && csv_agent_id(&f[h->idx[RC_AGENT]], &r->agent) < 0) ||
+        csv_u64(&f[h->idx[RC_START]], &r->s) < 0 || csv_u64(&f[h->idx[RC_END]], &r->e) < 0 ||
+        r->s > INT64_MAX || r->e > INT64_MAX) {
+        *why = xasprintf("Agent_Id, Start_Timestamp, End_Timestamp: expected integers");
+        return -1;
+    }
+    if (r->e < r->s) {
+        *why = xasprintf("End_Timestamp is before Start_Timestamp");
+        return -1;
+    }
+    (void)src;
+    return 0;
+}
+
+struct pfile {
+    struct csv_src *src;
+    struct rp_header h;
+    struct csv_span *f;
+};
+
+static int open_trace(struct pfile *pf, const char *path)
+{
+    memset(pf, 0, sizeof(*pf));
+    pf->src = csv_open(path);
+    if (!pf->src)
+        return -1;
+    const char *line;
+    size_t len;
+    int rc = csv_next_line(pf->src, &line, &len);
+    if (rc <= 0)
+        return rc < 0 ? -1 : br_error_at(path, 0, 0, "empty file (no header)");
+    char *err;
+    if (rp_header_parse(&pf->h, line, len, &err) < 0) {
+        br_error_at(path, 1, 0, "%s", err);
+        free(err);
+        return -1;
+    }
+    if (pf->h.kind != RP_KIND_TRACE)
+        return br_error_at(path, 1, 0, "not a kernel_trace header");
+    pf->f = xcalloc((size_t)pf->h.ncols, sizeof(*pf->f));
+    return 0;
+}
+
+static void close_trace(struct pfile *pf)
+{
+    rp_header_release(&pf->h);
+    free(pf->f);
+    csv_close(pf->src);
+}
+
+static int power_file(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi)
+{
+    struct pfile pf;
+    int rc = open_trace(&pf, path);
+    struct ivals *iv = NULL;
+    size_t niv = 0;
+    const char *line;
+    size_t len;
+    uint32_t prev_k = UINT32_MAX;
+    long rows = 0;
+    while (rc == 0 && (rc = csv_next_line(pf.src, &line, &len)) > 0) {
+        rc = 0;
+        if (len == 0)
+            continue;
+        struct prow r;
+        char *why = NULL;
+        if (parse_row(pf.src, &pf.h, pf.f, line, len, &r, &why) < 0) {
+            if (csv_last_unterminated(pf.src)) {
+                br_warn("%s:%ld: truncated last line ignored (no newline; killed job?)", path,
+                        csv_line_no(pf.src));
+                pw->truncated++;
+            } else {
+                rc = br_error_at(path, csv_line_no(pf.src), 0, "%s", why);
+            }
+            free(why);
+            continue;
+        }
+        const struct csv_span *nm = &pf.f[pf.h.idx[RC_NAME]];
+        if (prev_k == UINT32_MAX || names->len[prev_k] != nm->n ||
+            memcmp(names->str[prev_k], nm->p, nm->n) != 0)
+            prev_k = intern_add(names, nm->p, nm->n);
+        kgrow(pw, names->n);
+        pw->launches[prev_k]++;
+        pw->dur_ns[prev_k] += (double)(r.e - r.s);
+        pw->dur_ns_total += (double)(r.e - r.s);
+        struct ivals *a = agent_iv(&iv, &niv, r.agent);
+        xgrow((void **)&a->se, &a->cap, 2 * a->n + 2, sizeof(int64_t));
+        a->se[2 * a->n] = (int64_t)r.s;
+        a->se[2 * a->n + 1] = (int64_t)r.e;
+        a->n++;
+        rows++;
+    }
+    if (rc == 0 && rows == 0 && pw->truncated == 0)
+        rc = br_error_at(path, 1, 0, "header only, no data rows");
+    for (size_t i = 0; i < niv; i++) {
+        if (rc == 0 && iv[i].n) {
+            pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
+            struct rp_gpu_busy *g = &pw->gpu[pw->ngpus++];
+            g->file = fi;
+            union_busy(&iv[i], g);
+            pw->dispatches += g->dispatches;
+            if (!pw->first_start || g->first_start < pw->first_start)
+                pw->first_start = g->first_start;
+            if (g->last_end > pw->last_end)
+                pw->last_end = g->last_end;
+        }
+        free(iv[i].se);
+    }
+    free(iv);
+    close_trace(&pf);
+    return rc;
+}
+
+int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
+{
+    memset(pw, 0, sizeof(*pw));
+    char **files = rp_find_files(path, "kernel_trace.csv");
+    if (!files[0]) {
+        rp_strv_free(files);
+        return br_error("no *kernel_trace.csv under '%s'", path);
+    }
+    int rc = 0;
+    for (char **f = files; *f && rc == 0; f++) {
+        pw->files = xrealloc(pw->files, (pw->nfiles + 2) * sizeof(*pw->files));
+        pw->files[pw->nfiles] = xstrdup(*f);
+        pw->files[pw->nfiles + 1] = NULL;
+        rc = power_file(pw, names, *f, pw->nfiles++);
+    }
+    rp_strv_free(files);
+    kgrow(pw, names->n);
+    return rc;
+}
+
+void rp_power_release(struct rp_power *pw)
+{
+    rp_strv_free(pw->files);
+    free(pw->launches);
+    free(pw->dur_ns);
+    free(pw->gpu);
+    memset(pw, 0, sizeof(*pw));
+}
+
+double rp_gpu_busy_pct(const struct rp_gpu_busy *g)
+{
+    double span = (double)(g->last_end - g->first_start);
+    return span > 0 ? 100.0 * g->busy_ns / span : NAN;
+}
+
+double rp_power_busy_pct(const struct rp_power *pw)
+{
+    double s = 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pw->ngpus; i++) {
+        double v = rp_gpu_busy_pct(&pw->gpu[i]);
+        if (!isnan(v)) {
+            s += v;
+            n++;
+        }
+    }
+    return n ? s / n : NAN;
+}
+
+int rp_kernel_window(const char *path, int64_t *first_start, int64_t *last_end)
+{
+    struct intern names;
+    intern_init(&names);
+    struct rp_power pw;
+    int rc = rp_power_load(&pw, &names, path);
+    if (rc == 0 && pw.dispatches == 0)
+        rc = 1;
+    if (rc == 0) {
+        *first_start = pw.first_start;
+        *last_end = pw.last_end;
+    }
+    rp_power_release(&pw);
+    intern_release(&names);
+    return rc;
+}
