@@ -192,11 +192,11 @@ static int power_file(struct rp_power *pw, struct intern *names, const char *pat
             struct rp_gpu_busy *g = &pw->gpu[pw->ngpus++];
             g->file = fi;
             union_busy(&iv[i], g);
-            pw->dispatches += g->dispatches;
-            if (!pw->first_start || g->first_start < pw->first_start)
+            if (pw->dispatches == 0 || g->first_start < pw->first_start)
                 pw->first_start = g->first_start;
-            if (g->last_end > pw->last_end)
+            if (pw->dispatches == 0 || g->last_end > pw->last_end)
                 pw->last_end = g->last_end;
+            pw->dispatches += g->dispatches;
         }
         free(iv[i].se);
     }
