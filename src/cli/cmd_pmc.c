@@ -1,14 +1,303 @@
-/* cmd_pmc.c - 'benchrun pmc' (not built yet: see the open issue for it). */
+/* cmd_pmc.c - 'benchrun pmc CONF [--counters SET] [--collector C] [--dry-run]':
+ * one full app run per counter pass (seed run_pmc.sbatch).
+ *
+ * Folder RESULTS_DIR/pmc-<jobid>/: workload.conf, counters.json (the passes
+ * used), run_info.txt, run.json (one entry per pass), and per pass
+ * <pass>/ with the collector's <pass>[_<pid>]_counter_collection.csv and
+ * _kernel_trace.csv, LABEL (the pass name) and rocprof.<pass>.txt (the app's
+ * output under the collector). OUT_DIR is the pass folder while app_cmd runs;
+ * the working folder is the run folder (inputs staged once). A failing pass
+ * is reported and the remaining passes still run; a stop signal (time limit)
+ * ends the stage. Exit 1 if any pass failed.
+ */
 #include "cli/cli.h"
+#include "collect/collect.h"
+#include "stage/stage.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
 
+#include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const char usage[] =
+    "usage: benchrun pmc CONF [--counters SET] [--collector NAME] [--dry-run]\n"
+    "\n"
+    "Hardware-counter profile of the workload in CONF: one full app run per\n"
+    "counter pass, each under the collector (rocprofv3 --pmc ... --kernel-trace\n"
+    "on AMD). Creates RESULTS_DIR/pmc-<jobid>/ with counters.json, run.json,\n"
+    "run_info.txt, workload.conf and one folder per pass.\n"
+    "\n"
+    "  -c, --counters SET   counter set name of the arch profile\n"
+    "                       (share/benchrun/arch/<ARCH>.json \"counter_sets\"),\n"
+    "                       or a JSON file with a \"passes\" array;\n"
+    "                       default: COUNTERS from the conf, else \"default\"\n"
+    "      --collector NAME collector (default: the first for the GPU vendor)\n"
+    "  -n, --dry-run        print every command that would run, create nothing\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit status: 0 every pass succeeded, 1 a pass failed or the conf is\n"
+    "invalid, 2 usage error.\n";
+
+struct pmc_opts {
+    const char *conf, *counters, *collector;
+    bool dry_run;
+};
+
+static int parse(int argc, char **argv, struct pmc_opts *o)
+{
+    static const struct option opts[] = {
+        { .name = "counters", .has_arg = required_argument, .val = 'c' },
+        { .name = "collector", .has_arg = required_argument, .val = 'C' },
+        { .name = "dry-run", .has_arg = no_argument, .val = 'n' },
+        { .name = "help", .has_arg = no_argument, .val = 'h' },
+        { 0 },
+    };
+    memset(o, 0, sizeof(*o));
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "c:nh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(usage, stdout); return 1;
+        case 'c': o->counters = optarg; break;
+        case 'C': o->collector = optarg; break;
+        case 'n': o->dry_run = true; break;
+        default:
+            return cli_usage_error("pmc", "unknown option or missing value: '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("pmc", optind >= argc ? "missing CONF" : "too many arguments");
+    o->conf = argv[optind];
+    return 0;
+}
+
+struct pmc_run {
+    struct br_stage st;
+    const struct br_collector_ops *col;
+    struct br_passes passes;
+    char *tool_version;
+    json_t *results;            /* run.json "passes" */
+    int failed;
+    bool stopped;               /* a stop signal arrived: no more passes */
+};
+
+/* Architecture for the profile: ARCH, else detected, else (dry run) gfx942. */
+static char *pick_arch(const struct br_stage *st)
+{
+    if (st->conf.arch)
+        return xstrdup(st->conf.arch);
+    if (st->gpus.arch)
+        return xstrdup(st->gpus.arch);
+    if (st->dry_run) {
+        br_dry_run_note("ARCH not set in the conf and no GPU here: assuming gfx942");
+        return xstrdup("gfx942");
+    }
+    br_error("%s: cannot tell the GPU architecture (no GPU detected): set ARCH in the conf",
+             st->conf.path);
+    return NULL;
+}
+
+static const struct br_collector_ops *pick_collector(const struct br_stage *st, const char *name)
+{
+    if (name) {
+        const struct br_collector_ops *c = br_collector_find(name);
+        if (!c)
+            br_error("unknown collector '%s'", name);
+        return c;
+    }
+    const char *v = strcmp(st->vendor ? st->vendor : "", "nvidia") == 0 ? "nvidia" : "amd";
+    const struct br_collector_ops *c = br_collector_for_vendor(v);
+    if (!c)
+        br_error("no counter collector for %s GPUs in this build", v);
+    return c;
+}
+
+static void pass_req(const struct pmc_run *r, const struct br_pass *p, const char *dir,
+                     struct br_collect_req *req)
+{
+    memset(req, 0, sizeof(*req));
+    req->dir = dir;
+    req->name = p->name;
+    req->per_process = r->st.conf.ntasks > 1;
+    req->counters = (const char *const *)p->counters.v;
+    req->tool_version = r->tool_version;
+    req->dry_run = r->st.dry_run;
+}
+
+static json_t *pass_record(const struct br_pass *p, const struct br_exec_result *x, int nfiles)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(p->name));
+    json_object_set_new(o, "exit_status", json_integer(x->exit_code));
+    json_object_set_new(o, "wall_time_s", json_real(x->wall_s));
+    json_object_set_new(o, "counter_files", json_integer(nfiles));
+    json_object_set_new(o, "reason", x->reason ? json_string(x->reason) : json_null());
+    return o;
+}
+
+/* Runs the app once under the collector for pass p (real run). */
+static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct strv *app,
+                     const struct br_collect_req *req)
+{
+    char *log = xasprintf("%s/rocprof.%s.txt", req->dir, p->name);
+    struct br_exec_result x;
+    memset(&x, 0, sizeof(x));
+    x.exit_code = -1;
+    if (br_stage_exec(app, log, &x) == 0 && r->col->fixup)
+        r->col->fixup(req);
+    struct strv files;
+    strv_init(&files);
+    int nfiles = br_collect_find_outputs(req->dir, "_counter_collection.csv", &files);
+    strv_free(&files);
+    bool ok = x.exit_code == 0 && nfiles > 0;
+    printf("pass %s: rc=%d, %.3f s, %d counter file%s%s%s\n", p->name, x.exit_code, x.wall_s,
+           nfiles < 0 ? 0 : nfiles, nfiles == 1 ? "" : "s", x.reason ? ", " : "",
+           x.reason ? x.reason : "");
+    if (x.exit_code == 0 && nfiles <= 0)
+        br_warn("pass %s: the app succeeded but no *_counter_collection.csv was written in %s",
+                p->name, req->dir);
+    r->failed += !ok;
+    r->stopped |= x.forwarded_signal != 0;
+    json_array_append_new(r->results, pass_record(p, &x, nfiles < 0 ? 0 : nfiles));
+    br_exec_result_release(&x);
+    free(log);
+}
+
+static int prepare_pass_dir(const struct pmc_run *r, const struct br_pass *p, const char *dir)
+{
+    if (fs_mkdir_p(dir) != 0)
+        return -1;
+    char *label = fs_path_join(dir, "LABEL");
+    char *text = xasprintf("%s\n", p->name);
+    int rc = fs_write_atomic(label, text, strlen(text));
+    free(label);
+    free(text);
+    (void)r;
+    return rc;
+}
+
+static int do_pass(struct pmc_run *r, const struct br_pass *p)
+{
+    char *dir = fs_path_join(r->st.rundir, p->name);
+    struct br_collect_req req;
+    pass_req(r, p, dir, &req);
+    struct strv col, app;
+    int rc = r->st.dry_run ? 0 : prepare_pass_dir(r, p, dir);
+    if (rc == 0)
+        rc = r->col->pmc_argv(&req, &col);
+    if (rc == 0 && (rc = br_app_argv(&r->st, dir, &col, &app)) == 0) {
+        if (r->st.dry_run) {
+            br_dry_run_note("pass %s: %zu counters -> %s/", p->name, p->counters.n, dir);
+            br_dry_run_print(&app);
+        } else {
+            run_pass(r, p, &app, &req);
+        }
+        strv_free(&app);
+    }
+    if (rc != 0)
+        r->failed++;
+    strv_free(&col);
+    free(dir);
+    return rc;
+}
+
+static int write_counters_json(const struct pmc_run *r)
+{
+    json_t *o = br_passes_json(&r->passes);
+    char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *path = fs_path_join(r->st.rundir, "counters.json");
+    char *text = xasprintf("%s\n", js);
+    int rc = fs_write_atomic(path, text, strlen(text));
+    free(text);
+    free(path);
+    free(js);
+    json_decref(o);
+    return rc;
+}
+
+static bool set_is_file(const char *set)
+{
+    return set && (strchr(set, '/') || strstr(set, ".json") || fs_exists(set));
+}
+
+/* Collector and passes: checked before anything is created. */
+static int setup(struct pmc_run *r, const struct pmc_opts *o)
+{
+    const char *set = o->counters ? o->counters : r->st.conf.counters;
+    char *arch = set_is_file(set) ? NULL : pick_arch(&r->st);
+    r->col = pick_collector(&r->st, o->collector);
+    if ((!arch && !set_is_file(set)) || !r->col) {
+        free(arch);
+        return -1;
+    }
+    int rc = br_passes_load(set, arch, &r->passes);
+    free(arch);
+    if (rc != 0)
+        return -1;
+    if (strcmp(r->col->name, "rocprofv3") == 0)
+        r->tool_version = br_rocm_version(r->st.conf.rocm_path);
+    r->results = json_array();
+    if (r->st.dry_run) {
+        br_dry_run_note("counter set '%s' from %s: %zu passes, collector %s (ROCm %s)",
+                        r->passes.set, r->passes.source, r->passes.n, r->col->name,
+                        r->tool_version ? r->tool_version : "6.3+ assumed");
+        return 0;
+    }
+    return 0;
+}
+
+static int finish(struct pmc_run *r)
+{
+    json_t *extra = json_object();
+    json_object_set_new(extra, "collector", json_string(r->col->name));
+    json_object_set_new(extra, "counter_set", json_string(r->passes.set));
+    json_object_set_new(extra, "passes", json_incref(r->results));
+    json_object_set_new(extra, "passes_failed", json_integer(r->failed));
+    struct br_exec_result sum = { .exit_code = r->failed ? 1 : 0 };
+    if (r->stopped)
+        sum.reason = xstrdup("stopped by a signal before all passes ran");
+    double wall = 0;
+    size_t i;
+    json_t *p;
+    json_array_foreach(r->results, i, p)
+        wall += json_real_value(json_object_get(p, "wall_time_s"));
+    sum.wall_s = wall;
+    int rc = br_run_info_write(&r->st, NULL, &sum, extra);
+    printf("pmc: %s: %zu of %zu passes ok; results in %s\n", r->st.conf.workload,
+           json_array_size(r->results) - (size_t)r->failed, r->passes.n, r->st.rundir);
+    br_exec_result_release(&sum);
+    json_decref(extra);
+    return rc == 0 && r->failed == 0 && !r->stopped ? BR_EXIT_OK : BR_EXIT_FAIL;
+}
 
 int cmd_pmc(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: benchrun pmc ...\n\nThis command is not implemented yet.\n");
-        return BR_EXIT_OK;
-    }
-    br_error("pmc: not implemented yet");
-    return BR_EXIT_FAIL;
+    struct pmc_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc == 1 ? BR_EXIT_OK : rc;
+    struct pmc_run r;
+    memset(&r, 0, sizeof(r));
+    if (br_stage_load(&r.st, "pmc", o.conf, o.dry_run) != 0)
+        return BR_EXIT_FAIL;
+    if (o.dry_run)
+        br_dry_run_header(&r.st);
+    rc = setup(&r, &o);
+    if (rc == 0 && !o.dry_run)
+        rc = br_stage_start(&r.st) == 0 ? write_counters_json(&r) : -1;
+    rc = rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
+    for (size_t i = 0; rc == BR_EXIT_OK && i < r.passes.n && !r.stopped; i++)
+        do_pass(&r, &r.passes.v[i]);
+    if (rc == BR_EXIT_OK && o.dry_run)
+        rc = r.failed ? BR_EXIT_FAIL : BR_EXIT_OK;
+    else if (rc == BR_EXIT_OK)
+        rc = finish(&r);
+    json_decref(r.results);
+    br_passes_free(&r.passes);
+    free(r.tool_version);
+    br_stage_release(&r.st);
+    return rc;
 }

@@ -36,6 +36,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "util/strv.h"
 
 /* What a stage asks of a collector. */
@@ -45,6 +47,7 @@ struct br_collect_req {
     bool per_process;           /* NTASKS > 1: one file set per process */
     const char *const *counters;/* pmc: counter names, NULL-terminated */
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
+    bool dry_run;               /* build argv only: write no input files */
 };
 
 struct br_collector_ops {
@@ -72,6 +75,34 @@ extern const struct br_collector_ops *const br_collectors[];
 const struct br_collector_ops *br_collector_find(const char *name);
 /* First collector for a vendor ("amd"/"nvidia"); NULL if none. */
 const struct br_collector_ops *br_collector_for_vendor(const char *vendor);
+
+/* ---- counter passes (passes.c) ------------------------------------------ */
+
+/* One app run's counters. */
+struct br_pass {
+    char *name;                 /* "01_fp64_flops": folder and file stem */
+    struct strv counters;
+};
+
+struct br_passes {
+    char *set;                  /* set name, or the JSON path given */
+    char *arch;                 /* profile used (NULL for a plain JSON file) */
+    char *source;               /* file the passes came from */
+    size_t n;
+    struct br_pass *v;
+};
+
+/* Loads the passes of SET: a path to a JSON file with a "passes" array
+ * ([{"name": ..., "counters": [...]}]; an existing file, or any value ending
+ * in .json), else a name in "counter_sets" of share/benchrun/arch/<arch>.json
+ * (a list of pass names; "default" without counter_sets = every pass).
+ * Pass names must be usable as folder names. 0 or -1 (printed, naming the
+ * file and the JSON path). */
+int br_passes_load(const char *set, const char *arch, struct br_passes *out);
+void br_passes_free(struct br_passes *p);
+/* {"set", "arch", "source", "passes": [{"name", "counters"}]}: what
+ * counters.json in a pmc run folder holds (loadable again with --counters). */
+json_t *br_passes_json(const struct br_passes *p);
 
 /* rocprofv3 release "major.minor" from $ROCM_PATH/.info/version (or the
  * rocm_path given), NULL when unknown. Caller frees. */

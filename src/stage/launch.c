@@ -191,7 +191,8 @@ static int run_setup(struct br_stage *st)
     return rc;
 }
 
-static int begin_real(struct br_stage *st)
+/* Real runs: GPUs, vendor, layout and launcher checks (nothing created). */
+static int check_real(struct br_stage *st)
 {
     br_gpu_detect(&st->gpus);
     set_vendor(st);
@@ -200,23 +201,10 @@ static int begin_real(struct br_stage *st)
     struct strv probe;          /* launcher errors (NTASKS>1 outside Slurm) come first */
     int rc = br_launcher_argv(&st->conf, &probe);
     strv_free(&probe);
-    if (rc != 0)
-        return -1;
-    free(st->rundir);
-    st->rundir = NULL;
-    if (br_run_dir_create(st->conf.results_dir, st->kind, st->jobid, &st->rundir) != 0)
-        return -1;
-    char *copy = fs_path_join(st->rundir, "workload.conf");
-    rc = fs_copy_file(st->conf.path, copy);
-    free(copy);
-    if (rc != 0 || br_conf_reload_app_cmd(&st->conf, st->rundir) != 0)
-        return -1;
-    if (br_run_info_write(st, NULL, NULL, NULL) != 0)
-        return -1;
-    return run_setup(st);
+    return rc;
 }
 
-int br_stage_begin(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run)
+int br_stage_load(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run)
 {
     memset(st, 0, sizeof(*st));
     st->kind = kind;
@@ -231,13 +219,40 @@ int br_stage_begin(struct br_stage *st, const char *kind, const char *conf_path,
     if (rc == 0 && dry_run) {
         /* A dry run on the login node shows what the sbatch job will run. */
         st->assume_slurm = !br_in_slurm() && st->conf.ntasks > 1 && st->conf.launcher.n == 0;
+        st->vendor = xstrdup(st->conf.vendor ? st->conf.vendor : "unknown");
         rc = br_conf_reload_app_cmd(&st->conf, st->rundir);
     } else if (rc == 0) {
-        rc = begin_real(st);
+        rc = check_real(st);
     }
     if (rc != 0)
         br_stage_release(st);
     return rc;
+}
+
+int br_stage_start(struct br_stage *st)
+{
+    free(st->rundir);
+    st->rundir = NULL;
+    if (br_run_dir_create(st->conf.results_dir, st->kind, st->jobid, &st->rundir) != 0)
+        return -1;
+    char *copy = fs_path_join(st->rundir, "workload.conf");
+    int rc = fs_copy_file(st->conf.path, copy);
+    free(copy);
+    if (rc != 0 || br_conf_reload_app_cmd(&st->conf, st->rundir) != 0)
+        return -1;
+    if (br_run_info_write(st, NULL, NULL, NULL) != 0)
+        return -1;
+    return run_setup(st);
+}
+
+int br_stage_begin(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run)
+{
+    if (br_stage_load(st, kind, conf_path, dry_run) != 0)
+        return -1;
+    if (dry_run || br_stage_start(st) == 0)
+        return 0;
+    br_stage_release(st);
+    return -1;
 }
 
 void br_stage_release(struct br_stage *st)

@@ -119,6 +119,13 @@ struct br_stage {
  * "running"), and runs the setup step (modules + stage_inputs), whose failure
  * is an error. 0 or -1 (printed; st released). */
 int br_stage_begin(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run);
+/* br_stage_begin in two steps, for stages that must check more before
+ * anything is created: load = conf, job id, would-be folder, and for a real
+ * run GPUs, vendor, layout and launcher checks; start = folder, conf copy,
+ * first run_info, setup step. Both 0 or -1 (printed; on failure the caller
+ * still calls br_stage_release). */
+int br_stage_load(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run);
+int br_stage_start(struct br_stage *st);
 void br_stage_release(struct br_stage *st);
 
 /* The app argv: [launcher...] bash <share>/launch.sh CONF RUNDIR OUTDIR

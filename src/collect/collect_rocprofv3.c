@@ -1,0 +1,144 @@
+/* collect_rocprofv3.c - AMD rocprofv3 (ROCm 6.2 - 7.x) as a collector.
+ *
+ * Facts (notes/rocprofv3-formats.md, from ROCm/rocprofiler-sdk sources):
+ *   6.3+: rocprofv3 --pmc C1 C2 ... --kernel-trace --output-format csv
+ *         -d DIR -o NAME -- app      (one pass per run; csv must be asked
+ *         for on 7.x, whose default format is rocpd)
+ *   6.2:  no --pmc; counters only from an input file (-i input.txt with a
+ *         line "pmc: C1 C2 ..."), results under DIR/pmc_1/ (moved up by fixup).
+ *   -o placeholders: %pid% (and %rank%, %hostname%) in 7.0; with several
+ *   processes every rank needs its own name or they overwrite one file.
+ * Output: DIR/NAME_counter_collection.csv, DIR/NAME_kernel_trace.csv.
+ * The 6.2 paths are written from the documentation only (not run here).
+ */
+#include "collect/collect.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_62(const struct br_collect_req *req)
+{
+    return req->tool_version && strncmp(req->tool_version, "6.2", 3) == 0 &&
+           (req->tool_version[3] == '\0' || req->tool_version[3] == '.');
+}
+
+static void out_args(const struct br_collect_req *req, struct strv *out)
+{
+    strv_push(out, "-d");
+    strv_push(out, req->dir);
+    strv_push(out, "-o");
+    if (req->per_process)
+        strv_pushf(out, "%s_%%pid%%", req->name);
+    else
+        strv_push(out, req->name);
+}
+
+/* 6.2: DIR/input.txt with one "pmc:" line. */
+static int write_input_file(const struct br_collect_req *req, char **path)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "pmc:");
+    for (size_t i = 0; req->counters && req->counters[i]; i++)
+        sb_addf(&sb, " %s", req->counters[i]);
+    sb_addc(&sb, '\n');
+    *path = fs_path_join(req->dir, "input.txt");
+    int rc = req->dry_run ? 0 : fs_write_atomic(*path, sb.buf, sb.len);
+    sb_release(&sb);
+    return rc;
+}
+
+static int rp_pmc_argv(const struct br_collect_req *req, struct strv *out)
+{
+    strv_init(out);
+    strv_push(out, "rocprofv3");
+    if (is_62(req)) {
+        char *input;
+        if (write_input_file(req, &input) != 0) {
+            free(input);
+            return -1;
+        }
+        strv_push(out, "-i");
+        strv_push(out, input);
+        free(input);
+    } else {
+        strv_push(out, "--pmc");
+        for (size_t i = 0; req->counters && req->counters[i]; i++)
+            strv_push(out, req->counters[i]);
+    }
+    strv_push(out, "--kernel-trace");
+    strv_push(out, "--output-format");
+    strv_push(out, "csv");
+    out_args(req, out);
+    strv_push(out, "--");
+    return 0;
+}
+
+static int rp_trace_argv(const struct br_collect_req *req, struct strv *out)
+{
+    strv_init(out);
+    strv_push(out, "rocprofv3");
+    strv_push(out, "--kernel-trace");
+    strv_push(out, "--output-format");
+    strv_push(out, "csv");
+    out_args(req, out);
+    strv_push(out, "--");
+    return 0;
+}
+
+/* Moves DIR/pmc_<n>/<file> to DIR/<file> (6.2 input-file passes). */
+static int move_up(const char *dir, const char *sub)
+{
+    char *subdir = fs_path_join(dir, sub);
+    DIR *d = opendir(subdir);
+    int rc = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *from = fs_path_join(subdir, e->d_name), *to = fs_path_join(dir, e->d_name);
+        if (rename(from, to) != 0)
+            rc = br_error("cannot move '%s' to '%s': %s", from, to, strerror(errno));
+        free(from);
+        free(to);
+    }
+    if (d)
+        closedir(d);
+    free(subdir);
+    return rc;
+}
+
+static int rp_fixup(const struct br_collect_req *req)
+{
+    if (!is_62(req))
+        return 0;
+    DIR *d = opendir(req->dir);
+    if (!d)
+        return br_error("cannot read '%s': %s", req->dir, strerror(errno));
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "pmc_", 4) == 0 && move_up(req->dir, e->d_name) != 0)
+            rc = -1;
+    closedir(d);
+    return rc;
+}
+
+static const char *const rp_outputs[] = { "_counter_collection.csv", "_kernel_trace.csv", NULL };
+
+const struct br_collector_ops br_collector_rocprofv3 = {
+    .name = "rocprofv3",
+    .vendor = "amd",
+    .tool = "rocprofv3",
+    .pmc_argv = rp_pmc_argv,
+    .trace_argv = rp_trace_argv,
+    .fixup = rp_fixup,
+    .outputs = rp_outputs,
+};
