@@ -1,0 +1,283 @@
+/* vectors.c - binning of a power run's telemetry into vectors (METRICS.md §9).
+ *
+ * Owns vec_compute(): one streaming pass over each telemetry file (no sample
+ * is stored), the kernel-window trim, per-GPU histograms, pooling, and the
+ * achieved-interval statistics (a 1 µs histogram of the gaps between
+ * consecutive samples of each file; max and mean exact). Binning arithmetic
+ * is in binning.c, the folder discovery in vectors_run.c, the JSON in
+ * vectors_json.c.
+ */
+#include "vectors/vectors_int.h"
+
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { GAP_BUCKETS = 1000000 };    /* 1 µs buckets up to 1 s; larger gaps in the last */
+
+struct gap_hist {
+    uint32_t *n;                   /* [GAP_BUCKETS] */
+    uint64_t count;
+    int64_t max_ns, sum_ns;
+};
+
+void vec_warn(struct vec_result *r, const char *fmt, ...)
+{
+    char *msg;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (!msg)
+        return;
+    br_warn("%s", msg);
+    json_array_append_new(r->warnings, json_string(msg));
+    free(msg);
+}
+
+static void gap_add(struct gap_hist *g, int64_t gap)
+{
+    int64_t b = gap / 1000;
+    g->n[b < GAP_BUCKETS ? b : GAP_BUCKETS - 1]++;
+    g->count++;
+    g->sum_ns += gap;
+    if (gap > g->max_ns)
+        g->max_ns = gap;
+}
+
+/* Gap (ms, µs resolution) below which a fraction q of the gaps lie. */
+static double gap_quantile(const struct gap_hist *g, double q)
+{
+    uint64_t want = (uint64_t)ceil(q * (double)g->count), seen = 0;
+    if (want == 0)
+        want = 1;
+    for (uint32_t b = 0; b < GAP_BUCKETS; b++) {
+        seen += g->n[b];
+        if (seen >= want)
+            return b / 1000.0;
+    }
+    return NAN;
+}
+
+/* Bins one sample's values into h (all specs). */
+static void bin_sample(const struct vec_result *r, struct vec_hist *h, const double *v)
+{
+    for (int s = 0; s < VEC_NSPECS; s++) {
+        const struct vec_spec *sp = &vec_specs[s];
+        double val = v[sp->col];
+        if (isnan(val))
+            continue;
+        h[s].finite++;
+        double x = sp->by_tdp ? val / r->tdp_W : val;
+        long i = vec_bin_index(r->edges[s], r->nedges[s], sp->step, x);
+        if (i < 0)
+            continue;
+        h[s].population++;
+        if ((size_t)i == r->nedges[s] - 1)
+            h[s].above++;
+        else
+            h[s].count[i]++;
+    }
+}
+
+/* Streams one telemetry file into g's counts and the gap histogram. */
+static int scan_file(struct vec_result *r, struct vec_gpu *g, struct gap_hist *gaps)
+{
+    struct br_telem *t = br_telem_open(g->path);
+    if (!t)
+        return -1;
+    const struct vec_window *w = &r->win;
+    struct br_telem_row row;
+    int rc;
+    bool back_warned = false;
+    while ((rc = br_telem_next(t, &row)) > 0) {
+        int64_t ts = row.timestamp_ns;
+        if (g->rows++ > 0) {
+            if (ts >= g->last_ts)
+                gap_add(gaps, ts - g->last_ts);
+            else if (!back_warned)
+                back_warned = true, vec_warn(r, "%s:%ld: timestamp goes backwards", g->path,
+                                             row.line);
+        } else {
+            g->first_ts = ts;
+        }
+        g->last_ts = ts;
+        if (w->trimmed && ts < w->start)
+            g->before++;
+        else if (w->trimmed && ts > w->end)
+            g->after++;
+        else
+            g->used++, bin_sample(r, g->h, row.v);
+    }
+    g->truncated = br_telem_truncated(t);
+    if (g->truncated)
+        json_array_append_new(r->warnings, json_sprintf("%s: last line cut short (killed "
+                              "job?): ignored", g->file));
+    br_telem_close(t);
+    return rc;
+}
+
+static void pool(struct vec_result *r)
+{
+    for (size_t i = 0; i < r->ngpus; i++) {
+        const struct vec_gpu *g = &r->gpus[i];
+        r->rows += g->rows;
+        r->used += g->used;
+        for (int s = 0; s < VEC_NSPECS; s++) {
+            struct vec_hist *p = &r->pooled[s];
+            const struct vec_hist *h = &g->h[s];
+            for (size_t k = 0; k + 1 < r->nedges[s]; k++)
+                p->count[k] += h->count[k];
+            p->population += h->population;
+            p->above += h->above;
+            p->finite += h->finite;
+        }
+    }
+}
+
+static void interval_stats(struct vec_result *r, const struct gap_hist *g)
+{
+    struct vec_interval *iv = &r->ival;
+    iv->gaps = g->count;
+    iv->median_ms = iv->p99_ms = iv->max_ms = iv->mean_ms = iv->requested_ms = NAN;
+    if (g->count) {
+        iv->median_ms = gap_quantile(g, 0.5);
+        iv->p99_ms = gap_quantile(g, 0.99);
+        iv->max_ms = (double)g->max_ns / 1e6;
+        iv->mean_ms = (double)g->sum_ns / (double)g->count / 1e6;
+    }
+    static const struct { const char *key; double to_ms; } keys[] = {
+        { "interval_ms", 1 }, { "interval_us", 1e-3 }, { "interval_ns", 1e-6 },
+        { "requested_interval_ms", 1 }, { "interval", 1 },
+    };
+    json_t *meta = r->ngpus ? r->gpus[0].meta : NULL;
+    for (size_t k = 0; meta && k < sizeof(keys) / sizeof(keys[0]); k++) {
+        const char *v = json_string_value(json_object_get(meta, keys[k].key));
+        char *end;
+        double d = v ? strtod(v, &end) : NAN;
+        if (v && end != v && d > 0) {
+            iv->requested_ms = d * keys[k].to_ms;
+            iv->requested_key = xstrdup(keys[k].key);
+            break;
+        }
+    }
+}
+
+static void init_edges(struct vec_result *r)
+{
+    for (int s = 0; s < VEC_NSPECS; s++) {
+        const struct vec_spec *sp = &vec_specs[s];
+        r->nedges[s] = vec_arange(sp->lo, sp->hi, sp->step, r->edges[s], 33);
+    }
+}
+
+/* Checks that the samples and the kernel window overlap as they should. */
+static int check_alignment(const struct vec_opts *o, struct vec_result *r)
+{
+    const struct vec_window *w = &r->win;
+    if (r->rows == 0)
+        return br_error("%s: the telemetry files hold no sample", r->prof_dir);
+    if (w->trimmed && r->used == 0)
+        return br_error("%s: no telemetry sample inside the kernel window [%lld, %lld] ns "
+                        "(check the clock alignment, or use --no-trim)", r->prof_dir,
+                        (long long)w->start, (long long)w->end);
+    for (size_t i = 0; w->have_trace && i < r->ngpus; i++) {
+        const struct vec_gpu *g = &r->gpus[i];
+        if (g->rows && (g->first_ts > w->start || g->last_ts < w->end))
+            vec_warn(r, "%s: samples [%lld, %lld] ns do not cover the kernel window "
+                     "[%lld, %lld] ns", g->file, (long long)g->first_ts, (long long)g->last_ts,
+                     (long long)w->start, (long long)w->end);
+    }
+    (void)o;
+    return 0;
+}
+
+/* --label, else the workload of run.json/run_info, else the folder name. */
+static void set_label(const struct vec_opts *o, struct vec_result *r)
+{
+    const char *w = r->run_info ? json_string_value(json_object_get(r->run_info, "workload"))
+                                : NULL;
+    if (o->label)
+        r->label = xstrdup(o->label);
+    else if (w && *w)
+        r->label = xstrdup(w);
+    else {
+        const char *b = strrchr(r->prof_dir, '/');
+        r->label = xstrdup(b ? b + 1 : r->prof_dir);
+    }
+}
+
+int vec_compute(const struct vec_opts *o, struct vec_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->warnings = json_array();
+    if (!fs_is_dir(o->prof_dir))
+        return br_error("'%s' is not a folder (expected a power run folder prof-<jobid>)",
+                        o->prof_dir);
+    r->prof_dir = fs_abspath(o->prof_dir);
+    init_edges(r);
+    vec_read_run_info(r);
+    set_label(o, r);
+    vec_read_clock_ref(r);
+    if (vec_find_gpus(r) != 0 || vec_find_tdp(o, r) != 0 || vec_find_window(o, r) != 0)
+        return -1;
+    struct gap_hist gaps = { .n = xcalloc(GAP_BUCKETS, sizeof(uint32_t)) };
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->ngpus; i++)
+        rc = scan_file(r, &r->gpus[i], &gaps);
+    if (rc == 0) {
+        pool(r);
+        interval_stats(r, &gaps);
+        rc = check_alignment(o, r);
+    }
+    free(gaps.n);
+    return rc;
+}
+
+char *vec_skip_reason(const struct vec_spec *s, const struct vec_hist *h, uint64_t used)
+{
+    if (used == 0)
+        return xstrdup("no sample in the window");
+    if (h->finite == 0)
+        return xasprintf("column %s is nan in every sample (sensor not exposed)",
+                         br_telem_value_names[s->col]);
+    if (h->population == 0)
+        return xasprintf("no sample at or above the first edge (x >= %g %s)", s->lo, s->unit);
+    return NULL;
+}
+
+double vec_fraction(const struct vec_hist *h, size_t i)
+{
+    if (h->population == 0)
+        return NAN;
+    return vec_round4((double)h->count[i] / (double)h->population);
+}
+
+void vec_result_release(struct vec_result *r)
+{
+    for (size_t i = 0; i < r->ngpus; i++) {
+        struct vec_gpu *g = &r->gpus[i];
+        free(g->path), free(g->file), free(g->node), free(g->suffix);
+        json_decref(g->meta);
+    }
+    free(r->gpus);
+    for (uint32_t i = 0; i < r->win.ntrace_files; i++)
+        free(r->win.trace_files[i]);
+    free(r->win.trace_files);
+    free(r->win.note);
+    free(r->ival.requested_key);
+    free(r->prof_dir), free(r->label), free(r->arch), free(r->arch_source);
+    free(r->gpu_name), free(r->tdp_source), free(r->run_info_file);
+    json_decref(r->run_info);
+    json_decref(r->clock_ref);
+    json_decref(r->warnings);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,114 @@
+/* vectors.h - telemetry vectors of a power run (METRICS.md §9): the model
+ * behind `benchrun vectors PROF_DIR` and sampling_vectors.json.
+ *
+ * A power run folder (prof-<jobid>/) holds one telemetry CSV per GPU,
+ * profiling_result_<tag>_<gpu>.csv (multi-node: <tag>_<node>_<gpu>), and the
+ * kernel trace under ktrace_<tag>/. vec_compute() streams every telemetry file
+ * once (memory does not grow with the number of samples), keeps the samples
+ * inside the kernel window [first kernel start, last kernel end] over all
+ * trace files (unless no_trim), bins them per GPU, and pools all GPUs.
+ * vec_write_json() writes the result atomically.
+ *
+ * Units: timestamps in ns (CLOCK_BOOTTIME, the domain of both the sampler and
+ * the rocprofv3 trace); power in W; x of a power vector is a fraction of the
+ * TDP; clock in MHz; temperatures in degC.
+ */
+#ifndef BR_VECTORS_VECTORS_H
+#define BR_VECTORS_VECTORS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "vectors/binning.h"
+
+struct vec_opts {
+    const char *prof_dir;      /* power run folder */
+    const char *label;         /* display name; NULL: the workload or folder name */
+    double tdp_W;              /* > 0 overrides the arch profile's tdp_W */
+    const char *arch;          /* arch profile name; NULL: from run.json/metadata */
+    bool per_gpu;              /* also one vector per GPU */
+    bool no_trim;              /* keep samples outside the kernel window */
+};
+
+/* Counts of one vector (one GPU or pooled). */
+struct vec_hist {
+    uint64_t count[32];        /* [nedges - 1] entries */
+    uint64_t population;       /* samples with x >= lo (first edge) */
+    uint64_t above;            /* of those, x >= last edge (in no entry) */
+    uint64_t finite;           /* samples used with a non-NaN value */
+};
+
+/* One telemetry file (one GPU). */
+struct vec_gpu {
+    char *path;                /* as found */
+    char *file;                /* base name */
+    char *node;                /* multi-node name, else NULL */
+    int gpu;                   /* GPU index from the metadata or file name */
+    char *suffix;              /* "gpu0" or "<node>_gpu0": key suffix */
+    json_t *meta;              /* metadata line as an object of strings */
+    uint64_t rows, used, before, after;
+    int64_t first_ts, last_ts; /* first/last sample (INT64_MIN: none) */
+    bool truncated;            /* last line was cut short (dropped) */
+    struct vec_hist h[VEC_NSPECS];
+};
+
+/* Achieved sampling interval over consecutive samples of each file. */
+struct vec_interval {
+    uint64_t gaps;             /* consecutive pairs counted */
+    double median_ms, p99_ms, max_ms, mean_ms;   /* 1 µs resolution (max exact) */
+    double requested_ms;       /* from the metadata; NAN unknown */
+    char *requested_key;       /* metadata key it came from */
+};
+
+/* The kernel window and where it came from. */
+struct vec_window {
+    bool trimmed;              /* samples were limited to [start, end] */
+    int64_t start, end;        /* ns; valid when have_trace */
+    bool have_trace;
+    uint32_t ntrace_files;
+    char **trace_files;        /* relative to prof_dir */
+    uint64_t dispatches;
+    char *note;                /* why not trimmed, when not */
+};
+
+struct vec_result {
+    char *prof_dir;            /* absolute */
+    char *label;
+    char *arch, *arch_source;  /* profile name and how it was found */
+    char *gpu_name;            /* marketing name when known */
+    double tdp_W;
+    char *tdp_source;          /* "--tdp" or the profile path */
+    json_t *run_info;          /* run.json, or run_info.txt lines; NULL none */
+    char *run_info_file;
+    json_t *clock_ref;         /* clock_ref.txt fields; NULL none */
+    struct vec_window win;
+    struct vec_interval ival;
+    size_t ngpus;
+    struct vec_gpu *gpus;      /* sorted by node, then gpu */
+    struct vec_hist pooled[VEC_NSPECS];
+    double edges[VEC_NSPECS][33];
+    size_t nedges[VEC_NSPECS];
+    uint64_t rows, used;       /* all files */
+    json_t *warnings;          /* array of strings (also printed) */
+};
+
+/* Computes everything; 0, or -1 after printing the error (no telemetry
+ * files, unreadable or malformed CSV, no sample inside the window, unknown
+ * TDP). Warnings (truncated files, alignment doubts) go to br_warn. */
+int vec_compute(const struct vec_opts *o, struct vec_result *r);
+void vec_result_release(struct vec_result *r);
+
+/* Why vector s of h has no entries (NULL when it is fine): every value NaN
+ * (sensor not exposed), or no sample at or above the first edge. Caller frees. */
+char *vec_skip_reason(const struct vec_spec *s, const struct vec_hist *h, uint64_t used);
+
+/* Entry i of vector s as written: round(count_i / population, 4). */
+double vec_fraction(const struct vec_hist *h, size_t i);
+
+/* Writes sampling_vectors.json (or out) atomically. 0 or -1 (printed). */
+int vec_write_json(const struct vec_opts *o, const struct vec_result *r, const char *out);
+
+#endif

@@ -1,0 +1,321 @@
+/* vectors_json.c - sampling_vectors.json: a "description" header, then one key
+ * per vector (pooled; with --per-gpu also <name>_gpu<N> or <name>_<node>_gpu<N>).
+ *
+ * Layout (README.md "benchrun vectors" shows an example):
+ *   description: label, gpu, gpus_sampled[], run, run_info, telemetry_files[],
+ *     sampling{requested/achieved interval}, window{dropped before/after},
+ *     clock_alignment, vector_creation, bins{<key>: edges, unit, population,
+ *     above last edge}, skipped_vectors[], samples_total, samples_used, warnings
+ *   <vector key>: [fraction, ...]  (round(count_i / population, 4))
+ * Numbers are printed like Python's json (repr), see jsonw.h.
+ */
+#include "vectors/vectors_int.h"
+
+#include "vectors/jsonw.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "version.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define METHOD_TEXT                                                                       \
+    "raw samples, no smoothing (minos-analysis dendrogram.py "                            \
+    "calculate_power_distribution): x = value / reference; samples with x >= lo (the "    \
+    "first edge) form the population; edges = numpy.arange(lo, hi, step) computed as "   \
+    "numpy does (edge_i = lo + i * ((lo + step) - lo)); entry i = fraction of the "       \
+    "population with edge_i <= x < edge_(i+1), rounded to 4 decimals (Python round); "  \
+    "samples at or above the last edge stay in the population but fall in no entry, so " \
+    "a vector may sum to less than 1"
+
+static double ns_to_ms(int64_t d) { return (double)d / 1e6; }
+
+static const char *job_id(const struct vec_result *r, char **owned)
+{
+    const char *j = r->run_info ? json_string_value(json_object_get(r->run_info, "job_id"))
+                                : NULL;
+    const char *b = strrchr(r->prof_dir, '/');
+    b = b ? b + 1 : r->prof_dir;
+    if (!j && strncmp(b, "prof-", 5) == 0)
+        j = *owned = xstrdup(b + 5);
+    return j;
+}
+
+static void write_gpu_entry(struct jsonw *w, const struct vec_gpu *g)
+{
+    jw_obj_begin(w);
+    jw_kstr(w, "key_suffix", g->suffix);
+    jw_kstr(w, "node", g->node);
+    jw_kint(w, "gpu", g->gpu);
+    jw_kstr(w, "file", g->file);
+    jw_kint(w, "samples", (int64_t)g->rows);
+    jw_kint(w, "samples_used", (int64_t)g->used);
+    jw_kint(w, "dropped_before", (int64_t)g->before);
+    jw_kint(w, "dropped_after", (int64_t)g->after);
+    jw_key(w, "first_sample_ns");
+    g->rows ? jw_int(w, g->first_ts) : jw_null(w);
+    jw_key(w, "last_sample_ns");
+    g->rows ? jw_int(w, g->last_ts) : jw_null(w);
+    jw_knum(w, "mean_interval_ms", g->rows > 1 ? ns_to_ms(g->last_ts - g->first_ts) /
+                                                     (double)(g->rows - 1) : NAN);
+    jw_kbool(w, "last_line_truncated", g->truncated);
+    jw_key(w, "metadata");
+    jw_json(w, g->meta);
+    jw_obj_end(w);
+}
+
+static void write_header(struct jsonw *w, const struct vec_result *r)
+{
+    jw_kstr(w, "label", r->label);
+    jw_key(w, "gpu");
+    jw_obj_begin(w);
+    jw_kstr(w, "arch", r->arch);
+    jw_kstr(w, "name", r->gpu_name);
+    jw_kstr(w, "arch_source", r->arch_source);
+    jw_obj_end(w);
+    jw_key(w, "gpus_sampled");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->ngpus; i++)
+        write_gpu_entry(w, &r->gpus[i]);
+    jw_arr_end(w);
+    char *owned = NULL;
+    jw_key(w, "run");
+    jw_obj_begin(w);
+    jw_kstr(w, "dir", r->prof_dir);
+    jw_kstr(w, "job_id", job_id(r, &owned));
+    jw_kstr(w, "run_info_file", r->run_info_file);
+    jw_obj_end(w);
+    free(owned);
+    jw_key(w, "run_info");
+    r->run_info ? jw_json(w, r->run_info) : jw_null(w);
+    jw_key(w, "telemetry_files");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->ngpus; i++)
+        jw_str(w, r->gpus[i].file);
+    jw_arr_end(w);
+}
+
+static void write_sampling(struct jsonw *w, const struct vec_result *r)
+{
+    const struct vec_interval *iv = &r->ival;
+    json_t *m = r->ngpus ? r->gpus[0].meta : NULL;
+    const char *backend = json_string_value(json_object_get(m, "backend"));
+    jw_key(w, "sampling");
+    jw_obj_begin(w);
+    jw_kstr(w, "description", "one telemetry CSV per GPU written by the sampler "
+                              "(METRICS.md §10); timestamps CLOCK_BOOTTIME ns; "
+                              "inst_power = energy delta / time delta");
+    jw_kstr(w, "backend", backend);
+    jw_knum(w, "requested_interval_ms", iv->requested_ms);
+    jw_kstr(w, "requested_interval_from", iv->requested_key ? "telemetry metadata" : NULL);
+    jw_key(w, "achieved_interval_ms");
+    jw_obj_begin(w);
+    jw_kstr(w, "over", "gaps between consecutive samples of each file, all GPUs");
+    jw_kint(w, "gaps", (int64_t)iv->gaps);
+    jw_knum(w, "median", iv->median_ms);
+    jw_knum(w, "p99", iv->p99_ms);
+    jw_knum(w, "max", iv->max_ms);
+    jw_knum(w, "mean", iv->mean_ms);
+    jw_knum(w, "resolution", 0.001);
+    jw_obj_end(w);
+    jw_obj_end(w);
+}
+
+static void write_window(struct jsonw *w, const struct vec_result *r)
+{
+    const struct vec_window *win = &r->win;
+    uint64_t before = 0, after = 0;
+    for (size_t i = 0; i < r->ngpus; i++)
+        before += r->gpus[i].before, after += r->gpus[i].after;
+    jw_key(w, "window");
+    jw_obj_begin(w);
+    jw_kbool(w, "trimmed", win->trimmed);
+    jw_kstr(w, "rule", "samples with first kernel start <= timestamp_ns <= last kernel end, "
+                       "over all kernel trace files of the run");
+    jw_key(w, "start_ns");
+    win->have_trace ? jw_int(w, win->start) : jw_null(w);
+    jw_key(w, "end_ns");
+    win->have_trace ? jw_int(w, win->end) : jw_null(w);
+    jw_knum(w, "duration_s", win->have_trace ? (double)(win->end - win->start) / 1e9 : NAN);
+    jw_kint(w, "dispatches", (int64_t)win->dispatches);
+    jw_key(w, "trace_files");
+    jw_arr_begin(w);
+    for (uint32_t i = 0; i < win->ntrace_files; i++)
+        jw_str(w, win->trace_files[i]);
+    jw_arr_end(w);
+    jw_kint(w, "samples_dropped_before", (int64_t)before);
+    jw_kint(w, "samples_dropped_after", (int64_t)after);
+    jw_kstr(w, "note", win->note);
+    jw_obj_end(w);
+}
+
+static void write_alignment(struct jsonw *w, const struct vec_result *r)
+{
+    const struct vec_window *win = &r->win;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < r->ngpus; i++)
+        if (r->gpus[i].rows) {
+            first = r->gpus[i].first_ts < first ? r->gpus[i].first_ts : first;
+            last = r->gpus[i].last_ts > last ? r->gpus[i].last_ts : last;
+        }
+    json_t *m = r->ngpus ? r->gpus[0].meta : NULL;
+    jw_key(w, "clock_alignment");
+    jw_obj_begin(w);
+    jw_kstr(w, "clock", "CLOCK_BOOTTIME ns: the sampler's timestamps and rocprofv3 kernel "
+                        "timestamps (HSA system clock) share it, so no offset is applied");
+    jw_kstr(w, "telemetry_clock", json_string_value(json_object_get(m, "clock")));
+    jw_key(w, "clock_ref");
+    r->clock_ref ? jw_json(w, r->clock_ref) : jw_null(w);
+    jw_kint(w, "first_sample_ns", first);
+    jw_kint(w, "last_sample_ns", last);
+    jw_key(w, "first_kernel_start_ns");
+    win->have_trace ? jw_int(w, win->start) : jw_null(w);
+    jw_key(w, "last_kernel_end_ns");
+    win->have_trace ? jw_int(w, win->end) : jw_null(w);
+    jw_knum(w, "first_kernel_after_first_sample_ms",
+            win->have_trace ? ns_to_ms(win->start - first) : NAN);
+    jw_knum(w, "last_sample_after_last_kernel_ms",
+            win->have_trace ? ns_to_ms(last - win->end) : NAN);
+    jw_key(w, "samples_cover_window");
+    win->have_trace ? jw_bool(w, first <= win->start && last >= win->end) : jw_null(w);
+    jw_obj_end(w);
+}
+
+static void write_creation(struct jsonw *w, const struct vec_opts *o, const struct vec_result *r)
+{
+    jw_key(w, "vector_creation");
+    jw_obj_begin(w);
+    jw_kstr(w, "method", METHOD_TEXT);
+    jw_knum(w, "tdp_W", r->tdp_W);
+    jw_kstr(w, "tdp_source", r->tdp_source);
+    jw_kstr(w, "pooling", r->ngpus > 1 ? "samples of all GPUs pooled into one population"
+                                       : "one GPU");
+    jw_kbool(w, "per_gpu", o->per_gpu);
+    jw_kstr(w, "tool", "benchrun " BR_VERSION_STRING);
+    jw_obj_end(w);
+}
+
+/* The bins entry of one written key. */
+static void write_bin(struct jsonw *w, const char *key, int s, const struct vec_result *r,
+                      const struct vec_hist *h, bool pooled)
+{
+    const struct vec_spec *sp = &vec_specs[s];
+    jw_key(w, key);
+    jw_obj_begin(w);
+    jw_kstr(w, "column", br_telem_value_names[sp->col]);
+    jw_knum(w, "reference", sp->by_tdp ? r->tdp_W : 1.0);
+    jw_kstr(w, "reference_is", sp->by_tdp ? "TDP (W)" : "1");
+    jw_kstr(w, "unit", sp->unit);
+    if (pooled) {
+        jw_knum(w, "lo", sp->lo);
+        jw_knum(w, "hi", sp->hi);
+        jw_knum(w, "step", sp->step);
+        jw_key(w, "edges");
+        jw_arr_begin_inline(w);
+        for (size_t i = 0; i < r->nedges[s]; i++)
+            jw_num(w, r->edges[s][i]);
+        jw_arr_end(w);
+    } else {
+        jw_kstr(w, "edges_as", sp->name);
+    }
+    jw_kint(w, "entries", (int64_t)r->nedges[s] - 1);
+    jw_kint(w, "samples_in_population", (int64_t)h->population);
+    jw_kint(w, "samples_above_last_edge", (int64_t)h->above);
+    jw_obj_end(w);
+}
+
+/* Calls fn for every key to write: pooled vectors, then per GPU. */
+typedef void (*key_fn)(struct jsonw *w, const char *key, int s, const struct vec_result *r,
+                       const struct vec_hist *h, uint64_t used, bool pooled);
+
+static void for_each_key(struct jsonw *w, const struct vec_opts *o, const struct vec_result *r,
+                         key_fn fn)
+{
+    for (int s = 0; s < VEC_NSPECS; s++)
+        fn(w, vec_specs[s].name, s, r, &r->pooled[s], r->used, true);
+    for (size_t g = 0; o->per_gpu && g < r->ngpus; g++)
+        for (int s = 0; s < VEC_NSPECS; s++) {
+            char *key = xasprintf("%s_%s", vec_specs[s].name, r->gpus[g].suffix);
+            fn(w, key, s, r, &r->gpus[g].h[s], r->gpus[g].used, false);
+            free(key);
+        }
+}
+
+static void key_bins(struct jsonw *w, const char *key, int s, const struct vec_result *r,
+                     const struct vec_hist *h, uint64_t used, bool pooled)
+{
+    char *why = vec_skip_reason(&vec_specs[s], h, used);
+    if (!why)
+        write_bin(w, key, s, r, h, pooled);
+    free(why);
+}
+
+static void key_skipped(struct jsonw *w, const char *key, int s, const struct vec_result *r,
+                        const struct vec_hist *h, uint64_t used, bool pooled)
+{
+    char *why = vec_skip_reason(&vec_specs[s], h, used);
+    if (why) {
+        jw_obj_begin(w);
+        jw_kstr(w, "name", key);
+        jw_kstr(w, "reason", why);
+        jw_obj_end(w);
+    }
+    free(why);
+}
+
+static void key_vector(struct jsonw *w, const char *key, int s, const struct vec_result *r,
+                       const struct vec_hist *h, uint64_t used, bool pooled)
+{
+    char *why = vec_skip_reason(&vec_specs[s], h, used);
+    if (!why) {
+        jw_key(w, key);
+        jw_arr_begin_inline(w);
+        for (size_t i = 0; i + 1 < r->nedges[s]; i++)
+            jw_num(w, vec_fraction(h, i));
+        jw_arr_end(w);
+    }
+    free(why);
+}
+
+static void write_description(struct jsonw *w, const struct vec_opts *o,
+                              const struct vec_result *r)
+{
+    jw_key(w, "description");
+    jw_obj_begin(w);
+    write_header(w, r);
+    write_sampling(w, r);
+    write_window(w, r);
+    write_alignment(w, r);
+    write_creation(w, o, r);
+    jw_key(w, "bins");
+    jw_obj_begin(w);
+    for_each_key(w, o, r, key_bins);
+    jw_obj_end(w);
+    jw_key(w, "skipped_vectors");
+    jw_arr_begin(w);
+    for_each_key(w, o, r, key_skipped);
+    jw_arr_end(w);
+    jw_kint(w, "samples_total", (int64_t)r->rows);
+    jw_kint(w, "samples_used", (int64_t)r->used);
+    jw_key(w, "warnings");
+    jw_json(w, r->warnings);
+    jw_obj_end(w);
+}
+
+int vec_write_json(const struct vec_opts *o, const struct vec_result *r, const char *out)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    struct jsonw w;
+    jw_init(&w, &sb);
+    jw_obj_begin(&w);
+    write_description(&w, o, r);
+    for_each_key(&w, o, r, key_vector);
+    jw_obj_end(&w);
+    int rc = fs_write_atomic(out, sb.buf, sb.len);
+    sb_release(&sb);
+    return rc;
+}

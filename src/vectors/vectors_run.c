@@ -1,0 +1,394 @@
+/* vectors_run.c - what `benchrun vectors` learns about a power run folder
+ * before binning: telemetry files and their GPU/node names, run.json or
+ * run_info.txt, clock_ref.txt, the GPU architecture and its TDP, and the
+ * kernel window from the trace (through src/read/rocprof.h).
+ *
+ * Names: `benchrun sample` writes profiling_result_<prefix>_<gpu>.csv, or
+ * profiling_result_<prefix>_<node>_<gpu>.csv with --node (issue 4); the
+ * NVIDIA driver's own samples go to ..._<gpu>_driver_power.csv, which is not
+ * a telemetry CSV of METRICS.md §10 and is skipped. The GPU index is the last
+ * "_<digits>" of the name; a node name comes from the metadata key "node",
+ * else from what remains after the common prefix (the tag) of all files.
+ */
+#include "vectors/vectors_int.h"
+
+#include "read/rocprof.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TELEM_PREFIX "profiling_result_"
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static bool is_telemetry_name(const char *n)
+{
+    return strncmp(n, TELEM_PREFIX, strlen(TELEM_PREFIX)) == 0 && ends_with(n, ".csv") &&
+           !ends_with(n, "_driver_power.csv");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of the telemetry CSVs in dir. */
+static int list_telemetry(const char *dir, struct strv *names)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return br_error("cannot open power run folder '%s': %s", dir, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (is_telemetry_name(e->d_name))
+            strv_push(names, e->d_name);
+    closedir(d);
+    if (names->n == 0)
+        return br_error("no telemetry file (" TELEM_PREFIX "<tag>_<gpu>.csv) in '%s'", dir);
+    qsort(names->v, names->n, sizeof(*names->v), cmp_str);
+    return 0;
+}
+
+/* "profiling_result_<rest>_<gpu>.csv": *gpu and a copy of rest. */
+static int split_name(const char *file, int *gpu, char **rest)
+{
+    const char *s = file + strlen(TELEM_PREFIX);
+    size_t n = strlen(s) - strlen(".csv");
+    size_t i = n;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i == n || n - i > 6)
+        return br_error("%s: cannot tell the GPU index: expected "
+                        TELEM_PREFIX "<tag>_<gpu>.csv", file);
+    *gpu = atoi(s + i);
+    *rest = xstrndup(s, i > 0 && s[i - 1] == '_' ? i - 1 : i);
+    return 0;
+}
+
+/* Metadata line of a telemetry file as a JSON object of strings. */
+static json_t *read_meta(const char *path)
+{
+    struct br_telem *t = br_telem_open(path);
+    if (!t)
+        return NULL;
+    json_t *m = json_object();
+    for (size_t i = 0; i < br_telem_meta_count(t); i++)
+        json_object_set_new(m, br_telem_meta_key(t, i), json_string(br_telem_meta_value(t, i)));
+    br_telem_close(t);
+    return m;
+}
+
+/* Length of the common prefix of all rests that ends at a '_' boundary. */
+static size_t common_tag_len(char **rests, size_t n)
+{
+    size_t len = strlen(rests[0]);
+    for (size_t i = 1; i < n; i++) {
+        size_t k = 0;
+        while (k < len && rests[i][k] == rests[0][k])
+            k++;
+        len = k;
+    }
+    bool all_same = true;
+    for (size_t i = 0; i < n; i++)
+        all_same = all_same && strlen(rests[i]) == len;
+    if (all_same)
+        return len;
+    while (len > 0 && rests[0][len - 1] != '_')
+        len--;
+    return len > 0 ? len - 1 : 0;
+}
+
+static const char *meta_str(json_t *meta, const char *key)
+{
+    const char *v = json_string_value(json_object_get(meta, key));
+    return v && *v ? v : NULL;
+}
+
+/* Node name of every file: metadata "node", else what follows the tag. */
+static void name_nodes(struct vec_result *r, char **rests)
+{
+    size_t tl = common_tag_len(rests, r->ngpus);
+    for (size_t i = 0; i < r->ngpus; i++) {
+        struct vec_gpu *g = &r->gpus[i];
+        const char *m = meta_str(g->meta, "node");
+        const char *rest = rests[i] + tl;
+        if (*rest == '_')
+            rest++;
+        if (m)
+            g->node = xstrdup(m);
+        else if (*rest)
+            g->node = xstrdup(rest);
+        g->suffix = g->node ? xasprintf("%s_gpu%d", g->node, g->gpu) : xasprintf("gpu%d", g->gpu);
+    }
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+    const struct vec_gpu *x = a, *y = b;
+    int c = strcmp(x->node ? x->node : "", y->node ? y->node : "");
+    return c ? c : (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+int vec_find_gpus(struct vec_result *r)
+{
+    struct strv names;
+    strv_init(&names);
+    int rc = list_telemetry(r->prof_dir, &names);
+    char **rests = xcalloc(names.n + 1, sizeof(*rests));
+    r->gpus = xcalloc(names.n + 1, sizeof(*r->gpus));
+    for (size_t i = 0; rc == 0 && i < names.n; i++, r->ngpus++) {
+        struct vec_gpu *g = &r->gpus[i];
+        g->file = xstrdup(names.v[i]);
+        g->path = fs_path_join(r->prof_dir, names.v[i]);
+        g->first_ts = g->last_ts = INT64_MIN;
+        if (split_name(g->file, &g->gpu, &rests[i]) != 0 || !(g->meta = read_meta(g->path)))
+            rc = -1;
+    }
+    if (rc == 0) {
+        name_nodes(r, rests);
+        qsort(r->gpus, r->ngpus, sizeof(*r->gpus), cmp_gpu);
+        for (size_t i = 1; i < r->ngpus; i++)
+            if (cmp_gpu(&r->gpus[i - 1], &r->gpus[i]) == 0)
+                rc = br_error("'%s' and '%s' are both GPU %s", r->gpus[i - 1].file,
+                              r->gpus[i].file, r->gpus[i].suffix);
+    }
+    for (size_t i = 0; i < names.n; i++)
+        free(rests[i]);
+    free(rests);
+    strv_free(&names);
+    return rc;
+}
+
+/* ---- run_info, clock_ref ------------------------------------------------- */
+
+/* "key: value" or "key=value" lines (several key=value per line allowed)
+ * into an object of strings; other lines are kept under "line<N>". */
+static json_t *parse_kv_text(const char *text)
+{
+    json_t *o = json_object();
+    long ln = 0;
+    for (const char *s = text; *s;) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        char *line = xstrndup(s, n);
+        ln++;
+        vec_kv_line(o, line, ln);
+        free(line);
+        s += n + (e ? 1 : 0);
+    }
+    return o;
+}
+
+void vec_kv_line(json_t *o, char *line, long ln)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
+        line[--n] = '\0';
+    if (!n || line[0] == '#')
+        return;
+    char *colon = strstr(line, ": ");
+    char *eq = strchr(line, '=');
+    if (colon && (!eq || colon < eq)) {
+        *colon = '\0';
+        json_object_set_new(o, line, json_string(colon + 2));
+        return;
+    }
+    if (!eq) {
+        char key[32];
+        snprintf(key, sizeof(key), "line%ld", ln);
+        json_object_set_new(o, key, json_string(line));
+        return;
+    }
+    char *save = NULL;
+    for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        char *q = strchr(tok, '=');
+        if (q && q > tok) {
+            *q = '\0';
+            json_object_set_new(o, tok, json_string(q + 1));
+        }
+    }
+}
+
+/* run.json when present (h1's stage writes it), else run_info.txt. */
+void vec_read_run_info(struct vec_result *r)
+{
+    char *p = fs_path_join(r->prof_dir, "run.json");
+    if (fs_exists(p)) {
+        json_error_t err;
+        r->run_info = json_load_file(p, 0, &err);
+        if (r->run_info)
+            r->run_info_file = xstrdup("run.json");
+        else
+            vec_warn(r, "%s:%d: not valid JSON (%s): ignored", p, err.line, err.text);
+    }
+    free(p);
+    if (r->run_info)
+        return;
+    p = fs_path_join(r->prof_dir, "run_info.txt");
+    char *text = fs_exists(p) ? fs_read_file(p, NULL) : NULL;
+    if (text) {
+        r->run_info = parse_kv_text(text);
+        r->run_info_file = xstrdup("run_info.txt");
+    }
+    free(text);
+    free(p);
+}
+
+void vec_read_clock_ref(struct vec_result *r)
+{
+    char *p = fs_path_join(r->prof_dir, "clock_ref.txt");
+    char *text = fs_exists(p) ? fs_read_file(p, NULL) : NULL;
+    if (text)
+        r->clock_ref = parse_kv_text(text);
+    free(text);
+    free(p);
+}
+
+/* ---- architecture and TDP ---------------------------------------------------- */
+
+static const char *run_info_str(const struct vec_result *r, const char *key)
+{
+    return r->run_info ? meta_str(r->run_info, key) : NULL;
+}
+
+/* Arch name: --arch, run.json gpu_arch, telemetry metadata "arch". */
+static void find_arch(const struct vec_opts *o, struct vec_result *r)
+{
+    const char *a = NULL, *src = NULL;
+    if (o->arch)
+        a = o->arch, src = "--arch";
+    else if ((a = run_info_str(r, "gpu_arch")))
+        src = r->run_info_file;
+    else if (r->ngpus && (a = meta_str(r->gpus[0].meta, "arch")))
+        src = "telemetry metadata";
+    if (a) {
+        r->arch = xstrdup(a);
+        r->arch_source = xstrdup(src);
+    }
+    const char *name = run_info_str(r, "gpu_name");
+    if (!name && r->ngpus)
+        name = meta_str(r->gpus[0].meta, "name");
+    if (name)
+        r->gpu_name = xstrdup(name);
+}
+
+/* tdp_W of share/benchrun/arch/<arch>.json. */
+static int profile_tdp(struct vec_result *r)
+{
+    char *rel = xasprintf("arch/%s.json", r->arch);
+    char *path = fs_share_path(rel);
+    free(rel);
+    if (!path)
+        return -1;
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    int rc = 0;
+    if (!j) {
+        rc = br_error("cannot read the arch profile '%s': %s", path, err.text);
+    } else {
+        json_t *t = json_object_get(j, "tdp_W");
+        if (!json_is_number(t) || json_number_value(t) <= 0)
+            rc = br_error("%s: no positive \"tdp_W\" (the power reference of the vectors): "
+                          "pass --tdp W", path);
+        else
+            r->tdp_W = json_number_value(t), r->tdp_source = xstrdup(path);
+    }
+    json_decref(j);
+    free(path);
+    return rc;
+}
+
+int vec_find_tdp(const struct vec_opts *o, struct vec_result *r)
+{
+    find_arch(o, r);
+    if (o->tdp_W > 0) {
+        r->tdp_W = o->tdp_W;
+        r->tdp_source = xstrdup("--tdp");
+        return 0;
+    }
+    if (!r->arch)
+        return br_error("cannot tell the GPU architecture of '%s' (no gpu_arch in run.json, "
+                        "no arch in the telemetry metadata): pass --arch NAME or --tdp W",
+                        r->prof_dir);
+    return profile_tdp(r);
+}
+
+/* ---- kernel window ------------------------------------------------------------ */
+
+/* True when some *kernel_trace.csv lies under dir (depth <= 5). */
+static bool has_trace(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *p = fs_path_join(dir, e->d_name);
+        if (ends_with(e->d_name, "kernel_trace.csv"))
+            found = true;
+        else if (depth < 5 && fs_is_dir(p))
+            found = has_trace(p, depth + 1);
+        free(p);
+    }
+    closedir(d);
+    return found;
+}
+
+static const char *relative(const char *base, const char *p)
+{
+    size_t n = strlen(base);
+    return strncmp(p, base, n) == 0 && p[n] == '/' ? p + n + 1 : p;
+}
+
+int vec_find_window(const struct vec_opts *o, struct vec_result *r)
+{
+    struct vec_window *w = &r->win;
+    if (!has_trace(r->prof_dir, 0)) {
+        w->note = xstrdup("no kernel trace (*kernel_trace.csv) in the run folder: all samples used");
+        if (!o->no_trim)
+            vec_warn(r, "%s: no kernel trace found: samples are not trimmed to the kernel window",
+                     r->prof_dir);
+        return 0;
+    }
+    struct intern names;
+    struct rp_power pw;
+    memset(&pw, 0, sizeof(pw));
+    intern_init(&names);
+    int rc = rp_power_load(&pw, &names, r->prof_dir);
+    if (rc == 0) {
+        w->ntrace_files = pw.nfiles;
+        w->trace_files = xcalloc(pw.nfiles + 1, sizeof(*w->trace_files));
+        for (uint32_t i = 0; i < pw.nfiles; i++)
+            w->trace_files[i] = xstrdup(relative(r->prof_dir, pw.files[i]));
+        w->dispatches = pw.dispatches;
+        w->have_trace = pw.dispatches > 0;
+        w->start = pw.first_start;
+        w->end = pw.last_end;
+    }
+    rp_power_release(&pw);
+    intern_release(&names);
+    if (rc != 0)
+        return -1;
+    if (!w->have_trace)
+        w->note = xstrdup("the kernel trace holds no dispatch: all samples used");
+    else if (o->no_trim)
+        w->note = xstrdup("--no-trim: samples outside the kernel window kept");
+    w->trimmed = w->have_trace && !o->no_trim;
+    if (!w->have_trace && !o->no_trim)
+        vec_warn(r, "%s: the kernel trace holds no dispatch: samples are not trimmed",
+                 r->prof_dir);
+    return 0;
+}
