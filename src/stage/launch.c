@@ -143,7 +143,7 @@ void br_dry_run_note(const char *fmt, ...)
 void br_dry_run_header(const struct br_stage *st)
 {
     const struct br_conf *c = &st->conf;
-    br_dry_run_note("%s stage of '%s' (%s)", st->kind, c->workload, c->workload_desc);
+    br_dry_run_note("%s stage of '%s' (%s)", br_stage_name(st), c->workload, c->workload_desc);
     br_dry_run_note("conf: %s", c->path);
     br_dry_run_note("run folder: %s (created by the real run)", st->rundir);
     br_dry_run_note("layout: NGPUS=%ld NTASKS=%ld NNODES=%ld BIND_GPU_PER_TASK=%d VENDOR=%s",

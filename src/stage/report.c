@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t *extra)
 {
@@ -27,12 +28,17 @@ int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t 
     return rc;
 }
 
+const char *br_stage_name(const struct br_stage *st)
+{
+    return strcmp(st->kind, "prof") == 0 ? "power" : st->kind;
+}
+
 void br_stage_summary(const struct br_stage *st, const struct br_exec_result *r)
 {
     if (r->reason)
         printf("%s: %s: stopped (%s) after %.3f s, exit status %d; results in %s\n",
-               st->kind, st->conf.workload, r->reason, r->wall_s, r->exit_code, st->rundir);
+               br_stage_name(st), st->conf.workload, r->reason, r->wall_s, r->exit_code, st->rundir);
     else
-        printf("%s: %s: exit status %d, wall time %.3f s; results in %s\n", st->kind,
+        printf("%s: %s: exit status %d, wall time %.3f s; results in %s\n", br_stage_name(st),
                st->conf.workload, r->exit_code, r->wall_s, st->rundir);
 }

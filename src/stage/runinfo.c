@@ -38,7 +38,7 @@ static json_t *base_json(const struct br_stage *st, const struct strv *command)
     gethostname(host, sizeof(host) - 1);
     char *date = iso_utc(st->t_start);
     json_t *o = json_object();
-    set_str(o, "stage", st->kind);
+    set_str(o, "stage", br_stage_name(st));
     set_str(o, "workload", c->workload);
     set_str(o, "description", c->workload_desc);
     set_str(o, "conf", c->path);

@@ -184,7 +184,19 @@ int br_perf_grep(const char *pattern, const char *path, struct strv *out);
 /* Prints the lines of log_path matching PERF_GREP on stdout and stores them
  * as "perf_lines" in extra; warns when none matched. 0 or -1 (printed). */
 int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t *extra);
-/* "<kind>: <workload>: exit status N, wall time S s; results in DIR". */
+/* "plain", "pmc" or "power" (the command; kind is the folder prefix). */
+const char *br_stage_name(const struct br_stage *st);
+/* "<stage>: <workload>: exit status N, wall time S s; results in DIR". */
 void br_stage_summary(const struct br_stage *st, const struct br_exec_result *r);
+
+/* ---- power run summary (powersum.c) -------------------------------- */
+
+/* Reads back a power run folder: telemetry samples, mean/max socket power
+ * and gfx clock, max hotspot temperature, kernels traced under ktrace (a
+ * folder; missing = none), clock_ref.txt, first sample and first kernel
+ * (CLOCK_BOOTTIME ns) and their offsets from clock_ref. New reference. */
+json_t *br_power_summary(const char *rundir, const char *tag, const char *ktrace);
+/* The same, as indented lines on stdout. */
+void br_power_summary_print(json_t *summary);
 
 #endif

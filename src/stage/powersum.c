@@ -1,0 +1,170 @@
+/* powersum.c - the seed's power-run summary, read back from the run folder:
+ * samples and mean/max socket power, mean/max gfx clock, max hotspot
+ * temperature (telemetry CSVs profiling_result_<tag>[_<node>]_<gpu>.csv,
+ * METRICS.md §10, read with read/telemetry.h), kernels traced (ktrace_<tag>/,
+ * read with read/rocprof.h), and the alignment evidence: clock_ref.txt's
+ * boottime, the first sample and the first kernel start (all CLOCK_BOOTTIME
+ * ns, so first sample/kernel minus clock_ref should both be small and
+ * positive). */
+#include "collect/collect.h"
+#include "read/intern.h"
+#include "read/rocprof.h"
+#include "read/telemetry.h"
+#include "stage/stage.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct telem_acc {
+    long samples, files;
+    double power_sum, power_max, clock_sum, clock_max, hot_max;
+    long power_n, clock_n;
+    int64_t first_ns;
+};
+
+static void acc_row(struct telem_acc *a, const struct br_telem_row *row)
+{
+    double p = row->v[BR_TV_SOCKET_POWER], c = row->v[BR_TV_GFX_CLOCK];
+    double h = row->v[BR_TV_HOTSPOT_TEMP];
+    a->samples++;
+    if (a->first_ns < 0 || row->timestamp_ns < a->first_ns)
+        a->first_ns = row->timestamp_ns;
+    if (!isnan(p)) {
+        a->power_sum += p;
+        a->power_n++;
+        a->power_max = isnan(a->power_max) || p > a->power_max ? p : a->power_max;
+    }
+    if (!isnan(c)) {
+        a->clock_sum += c;
+        a->clock_n++;
+        a->clock_max = isnan(a->clock_max) || c > a->clock_max ? c : a->clock_max;
+    }
+    if (!isnan(h))
+        a->hot_max = isnan(a->hot_max) || h > a->hot_max ? h : a->hot_max;
+}
+
+static void read_telemetry(const char *path, struct telem_acc *a)
+{
+    struct br_telem *t = br_telem_open(path);
+    if (!t)
+        return;
+    struct br_telem_row row;
+    while (br_telem_next(t, &row) > 0)
+        acc_row(a, &row);
+    br_telem_close(t);
+    a->files++;
+}
+
+static json_t *num_or_null(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static int64_t clock_ref_boottime(const char *rundir)
+{
+    char *p = fs_path_join(rundir, "clock_ref.txt");
+    char *text = fs_exists(p) ? fs_read_file(p, NULL) : NULL;
+    free(p);
+    const char *k = text ? strstr(text, "boottime_ns=") : NULL;
+    int64_t v = k ? strtoll(k + 12, NULL, 10) : -1;
+    free(text);
+    return v;
+}
+
+static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64_t *first)
+{
+    struct telem_acc a = { .power_max = NAN, .clock_max = NAN, .hot_max = NAN, .first_ns = -1 };
+    struct strv files;
+    strv_init(&files);
+    br_collect_find_outputs(rundir, ".csv", &files);
+    char *pre = xasprintf("%s/profiling_result_%s_", rundir, tag);
+    for (size_t i = 0; i < files.n; i++)
+        if (strncmp(files.v[i], pre, strlen(pre)) == 0 && !strstr(files.v[i], "_driver_power.csv"))
+            read_telemetry(files.v[i], &a);
+    free(pre);
+    strv_free(&files);
+    json_object_set_new(o, "telemetry_files", json_integer(a.files));
+    json_object_set_new(o, "samples", json_integer(a.samples));
+    json_object_set_new(o, "socket_power_W_mean", num_or_null(a.power_n ? a.power_sum / (double)a.power_n : NAN));
+    json_object_set_new(o, "socket_power_W_max", num_or_null(a.power_max));
+    json_object_set_new(o, "gfx_clock_MHz_mean", num_or_null(a.clock_n ? a.clock_sum / (double)a.clock_n : NAN));
+    json_object_set_new(o, "gfx_clock_MHz_max", num_or_null(a.clock_max));
+    json_object_set_new(o, "hotspot_temp_C_max", num_or_null(a.hot_max));
+    *first = a.first_ns;
+}
+
+static void kernels_json(const char *ktrace, json_t *o, int64_t *first)
+{
+    *first = -1;
+    struct rp_power pw;
+    struct intern names;
+    memset(&pw, 0, sizeof(pw));
+    intern_init(&names);
+    if (fs_is_dir(ktrace) && rp_power_load(&pw, &names, ktrace) == 0) {
+        json_object_set_new(o, "kernels_traced", json_integer((json_int_t)pw.dispatches));
+        json_object_set_new(o, "trace_files", json_integer(pw.nfiles));
+        if (pw.dispatches)
+            *first = pw.first_start;
+        rp_power_release(&pw);
+    } else {
+        json_object_set_new(o, "kernels_traced", json_integer(0));
+        json_object_set_new(o, "trace_files", json_integer(0));
+    }
+    intern_release(&names);
+}
+
+json_t *br_power_summary(const char *rundir, const char *tag, const char *ktrace)
+{
+    json_t *o = json_object();
+    int64_t first_sample, first_kernel, ref = clock_ref_boottime(rundir);
+    telemetry_json(rundir, tag, o, &first_sample);
+    kernels_json(ktrace, o, &first_kernel);
+    json_object_set_new(o, "clock_ref_boottime_ns", ref >= 0 ? json_integer(ref) : json_null());
+    json_object_set_new(o, "first_sample_ns", first_sample >= 0 ? json_integer(first_sample) : json_null());
+    json_object_set_new(o, "first_kernel_ns", first_kernel >= 0 ? json_integer(first_kernel) : json_null());
+    json_object_set_new(o, "first_sample_after_ref_s", ref >= 0 && first_sample >= 0 ?
+                        json_real((double)(first_sample - ref) * 1e-9) : json_null());
+    json_object_set_new(o, "first_kernel_after_ref_s", ref >= 0 && first_kernel >= 0 ?
+                        json_real((double)(first_kernel - ref) * 1e-9) : json_null());
+    return o;
+}
+
+static void line_num(const char *label, json_t *o, const char *k1, const char *k2, const char *unit)
+{
+    json_t *a = json_object_get(o, k1), *b = k2 ? json_object_get(o, k2) : NULL;
+    printf("  %-16s", label);
+    if (json_is_real(a))
+        printf(" mean %.1f %s", json_real_value(a), unit);
+    if (json_is_real(b))
+        printf("%s max %.1f %s", json_is_real(a) ? "," : "", json_real_value(b), unit);
+    if (!json_is_real(a) && !json_is_real(b))
+        printf(" n/a");
+    printf("\n");
+}
+
+void br_power_summary_print(json_t *o)
+{
+    printf("  %-16s %lld in %lld telemetry file(s)\n", "samples",
+           (long long)json_integer_value(json_object_get(o, "samples")),
+           (long long)json_integer_value(json_object_get(o, "telemetry_files")));
+    line_num("socket power", o, "socket_power_W_mean", "socket_power_W_max", "W");
+    line_num("gfx clock", o, "gfx_clock_MHz_mean", "gfx_clock_MHz_max", "MHz");
+    line_num("hotspot temp", o, NULL, "hotspot_temp_C_max", "C");
+    printf("  %-16s %lld in %lld trace file(s)\n", "kernels traced",
+           (long long)json_integer_value(json_object_get(o, "kernels_traced")),
+           (long long)json_integer_value(json_object_get(o, "trace_files")));
+    json_t *r = json_object_get(o, "clock_ref_boottime_ns");
+    json_t *s = json_object_get(o, "first_sample_after_ref_s"), *k = json_object_get(o, "first_kernel_after_ref_s");
+    printf("  %-16s clock_ref boottime %s", "alignment", json_is_integer(r) ? "" : "missing");
+    if (json_is_integer(r))
+        printf("%lld ns", (long long)json_integer_value(r));
+    if (json_is_real(s))
+        printf("; first sample +%.3f s", json_real_value(s));
+    if (json_is_real(k))
+        printf("; first kernel +%.3f s", json_real_value(k));
+    printf("\n");
+}
