@@ -153,15 +153,54 @@ int br_submit_time_limit(const struct br_submit_params *p, const char *stage, ch
     if (p->time_limit) {
         *limit = xstrdup(p->time_limit);
         *note = xasprintf("%s -t %s: TIME_LIMIT", stage, p->time_limit);
-    } else if (strcmp(stage, "pmc") == 0) {
-        *note = xstrdup("pmc: no TIME_LIMIT and no successful plain run in RESULTS_DIR: no -t, "
-                        "the partition's default time limit applies (allow ~passes x 3 x "
-                        "the plain wall time)");
-    } else {
-        *note = xasprintf("%s: no TIME_LIMIT: no -t, the partition's default time limit "
-                          "applies", stage);
+        return 0;
     }
+    char *script = xasprintf("%s/run_%s.sbatch", p->scripts_dir, stage);
+    char *def = br_sbatch_script_time(script);
+    char *applies = def ? xasprintf("the #SBATCH --time=%s of run_%s.sbatch applies", def, stage)
+                        : xstrdup("the partition's default time limit applies");
+    if (strcmp(stage, "pmc") == 0)
+        *note = xasprintf("pmc: no TIME_LIMIT and no successful plain run in RESULTS_DIR: no -t, "
+                          "%s (allow ~passes x 3 x the plain wall time)", applies);
+    else
+        *note = xasprintf("%s: no TIME_LIMIT: no -t, %s", stage, applies);
+    free(applies);
+    free(def);
+    free(script);
     return 0;
+}
+
+/* The value of a "#SBATCH --time=T" / "#SBATCH -t T" line of the script's
+ * header (sbatch stops reading #SBATCH at the first command line). */
+char *br_sbatch_script_time(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return NULL;
+    char *line = NULL, *val = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (!val && (n = getline(&line, &cap, fp)) > 0) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] != '#' && line[0] != '\0')
+            break;                        /* first command: no more #SBATCH */
+        const char *v = NULL;
+        if (strncmp(line, "#SBATCH --time=", 15) == 0)
+            v = line + 15;
+        else if (strncmp(line, "#SBATCH -t ", 11) == 0)
+            v = line + 11;
+        if (v) {
+            v += strspn(v, " \t");
+            val = xstrndup(v, strcspn(v, " \t#"));
+        }
+    }
+    free(line);
+    fclose(fp);
+    if (val && !*val) {
+        free(val);
+        val = NULL;
+    }
+    return val;
 }
 
 /* ---- building the command -------------------------------------------- */

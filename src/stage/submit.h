@@ -10,7 +10,8 @@
  * TIME_LIMIT for every stage; for pmc, when a successful plain run exists in
  * RESULTS_DIR, passes x 3 x its wall time rounded up to whole minutes (the
  * seed's advice, "allow ~passes x 3 x plain wall time"), or TIME_LIMIT when
- * that is longer. No -p / no -t means the cluster's default, said in a note.
+ * that is longer. No -p / no -t means the cluster's default (or the
+ * wrapper's #SBATCH --time), said in a note.
  *
  * Job ids are recorded in RESULTS_DIR/submitted.json (one entry appended per
  * `benchrun submit`, written atomically), also when a later stage was
@@ -73,6 +74,10 @@ long br_submit_pmc_seconds(long passes, double wall_s);
  * from; both newly allocated. -1 (printed) when TIME_LIMIT is malformed. */
 int br_submit_time_limit(const struct br_submit_params *p, const char *stage, char **limit,
                          char **note);
+
+/* The default time limit in a wrapper's "#SBATCH --time=T" (or "-t T")
+ * header line; NULL when none or unreadable. Caller frees. */
+char *br_sbatch_script_time(const char *path);
 
 /* Builds job->argv for stage, depending on dep (NULL = none; for a dry run a
  * shell reference such as "$plain"). Initializes *job. 0 or -1 (printed). */

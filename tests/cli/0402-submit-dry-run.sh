@@ -55,6 +55,12 @@ expect_grep '^# pmc -t 2:00:00: TIME_LIMIT, not shorter than 6 passes x 3 x plai
 expect_grep '^power=\$\(.* -t 2:00:00 .*--dependency=afterok:\$pmc ' "$T/out" "power after pmc"
 expect_no_grep '^plain=' "$T/out" "plain not requested"
 
+# without TIME_LIMIT, the wrapper's own #SBATCH --time is named
+sed -i '/^TIME_LIMIT=/d' "$T/w.conf"
+printf '#!/bin/bash\n#SBATCH --time=01:00:00\nexec true\n' > "$T/scripts/run_power.sbatch"
+expect_exit 0 "dry run power" -- "$BENCHRUN" submit "$T/w.conf" power --dry-run
+expect_grep "^# power: no TIME_LIMIT: no -t, the #SBATCH --time=01:00:00 of run_power.sbatch applies$" "$T/out" "wrapper default named"
+
 # no wrappers to be found: a clear error
 expect_exit 1 "no wrappers" -- env BENCHRUN_SCRIPTS="$T/bin" "$BENCHRUN" submit "$T/w.conf" --dry-run
 expect_grep "holds no run_plain.sbatch" "$T/err" "missing wrappers named"

@@ -330,6 +330,38 @@ static void test_pmc_passes(void **state)
     free(d);
 }
 
+/* #SBATCH --time / -t in a wrapper's header, not after the first command. */
+static void test_script_time(void **state)
+{
+    (void)state;
+    char *d = tmpdir();
+    write_text(d, "a.sbatch", "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --time=01:00:00\n"
+                              "# comment\nexec true\n");
+    write_text(d, "b.sbatch", "#!/bin/bash\n#SBATCH -t 30   # half an hour\n");
+    write_text(d, "c.sbatch", "#!/bin/bash\necho hi\n#SBATCH --time=5\n");
+    write_text(d, "e.sbatch", "#!/bin/bash\n#SBATCH --time=\n");
+    static const struct { const char *f, *want; } cases[] = {
+        { "a.sbatch", "01:00:00" }, { "b.sbatch", "30" }, { "c.sbatch", NULL },
+        { "e.sbatch", NULL }, { "missing.sbatch", NULL },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *path = fs_path_join(d, cases[i].f);
+        char *t = br_sbatch_script_time(path);
+        if (cases[i].want) {
+            assert_non_null(t);
+            assert_string_equal(t, cases[i].want);
+        } else {
+            assert_null(t);
+        }
+        free(t);
+        free(path);
+    }
+    char *cmd = xasprintf("rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_find_plain),
         cmocka_unit_test(test_record),
         cmocka_unit_test(test_pmc_passes),
+        cmocka_unit_test(test_script_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
