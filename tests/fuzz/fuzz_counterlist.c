@@ -1,0 +1,33 @@
+/* fuzz_counterlist.c - libFuzzer target for the rocprofv3 counter-list parser
+ * (src/read/counterlist.c): any bytes, then every lookup over the result. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "read/counterlist.h"
+#include "util/error.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void quiet(void *ctx, int is_warning, const char *msg)
+{
+    (void)ctx, (void)is_warning, (void)msg;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    br_error_set_sink(quiet, NULL);
+    struct counterlist cl;
+    if (cl_parse(&cl, "fuzz.txt", (const char *)data, size) != 0)
+        return 0;
+    size_t n;
+    const char **archs = cl_archs(&cl, &n);
+    for (size_t i = 0; i < cl.nentries; i++)
+        if (!cl_find(&cl, cl.entries[i].name, NULL))
+            abort();                     /* every parsed entry must be found */
+    for (size_t i = 0; i < n; i++)
+        (void)cl_find(&cl, "SQ_WAVES", archs[i]);
+    free(archs);
+    cl_release(&cl);
+    return 0;
+}
