@@ -277,7 +277,7 @@ static int open_metrics(struct br_sampler_dev *d, const char *devdir, struct br_
         return br_error("sample: %s: %s (set BENCHRUN_AMDGPU_SOURCE=hwmon to read hwmon "
                         "instead)", d->metrics_path, err);
     info->source = xstrdup(d->metrics_path);
-    info->detail = xasprintf("gpu_metrics=%u.%u", m.format_rev, m.content_rev);
+    info->detail = xasprintf("gpu_metrics_v%u.%u", m.format_rev, m.content_rev);
     info->caps = BR_CAP_SOCKET_POWER | BR_CAP_GFX_CLOCK | BR_CAP_MEM_CLOCK |
                  BR_CAP_HOTSPOT_TEMP | BR_CAP_MEM_TEMP;
     if (m.has_energy) {

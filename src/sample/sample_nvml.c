@@ -17,7 +17,11 @@
  *   every 0.5 s nvmlDeviceGetSamples(NVML_TOTAL_POWER_SAMPLES) drained from the
  *   last seen timestamp (the ring holds ~2.4 s) into the driver power file.
  * NVML stamps in us of CLOCK_REALTIME; converted to CLOCK_BOOTTIME ns with an
- * offset read next to each conversion (realtime steps are followed).
+ * offset read next to each conversion (realtime steps are followed). The
+ * timestamp of an instant-power field value is the time of the query (H200,
+ * driver 580), so the telemetry file has no source timestamp for NVML and the
+ * refreshed flag comes from value changes. BENCHRUN_NVML_LIBRARY overrides
+ * the library name (tests).
  * Values refresh only every ~100 ms on the H200 (measured; notes/telemetry).
  *
  * Device numbering is CUDA's: NVML devices sorted by PCI domain/bus/device
@@ -128,9 +132,12 @@ static int nv_load(char **why)
 {
     if (nv.lib)
         return 0;
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    const char *name = getenv("BENCHRUN_NVML_LIBRARY"); /* tests */
+    if (!name || !*name)
+        name = "libnvidia-ml.so.1"; /* not the bare .so: it can be the CUDA stub */
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        *why = xasprintf("cannot load libnvidia-ml.so.1: %s", dlerror());
+        *why = xasprintf("cannot load %s (NVIDIA driver library): %s", name, dlerror());
         return -1;
     }
     for (size_t i = 0; i < sizeof(nv_syms) / sizeof(nv_syms[0]); i++) {
@@ -381,7 +388,7 @@ static void probe_caps(struct br_sampler_dev *d, struct br_dev_info *info)
         d->has_energy = f[1].nvmlReturn == NVML_SUCCESS;
     }
     if (d->has_fields)
-        info->caps |= BR_CAP_SOCKET_POWER | BR_CAP_SOURCE_TIME;
+        info->caps |= BR_CAP_SOCKET_POWER;
     if (d->has_energy) {
         info->caps |= BR_CAP_ENERGY;
         info->energy_resolution_J = 1e-3;
@@ -444,7 +451,7 @@ static struct br_sampler_dev *nvml_open(int index, const struct br_open_opts *op
     pthread_mutex_init(&d->mu, NULL);
     info->pci_bus_id = xstrdup(g[pos].busid);
     info->source = xstrdup("libnvidia-ml.so.1");
-    info->detail = xasprintf("uuid=%s", g[pos].uuid[0] ? g[pos].uuid : "unknown");
+    info->detail = xstrdup(g[pos].uuid[0] ? g[pos].uuid : "unknown");
     info->energy_resolution_J = NAN;
     free(g);
     probe_caps(d, info);
@@ -465,9 +472,9 @@ static int nvml_read(struct br_sampler_dev *d, struct br_sample *s)
                                   { .fieldId = NVML_FI_DEV_MEMORY_TEMP } };
         if (nv.GetFieldValues(d->h, 2, f) == NVML_SUCCESS) {
             if (f[0].nvmlReturn == NVML_SUCCESS) {
+                /* The field's timestamp is the time of the query, not of the
+                 * reading (measured on an H200): refresh comes from values. */
                 s->socket_power_W = nv_value(f[0].valueType, f[0].value) * 1e-3;
-                s->source_seq = (uint64_t)f[0].timestamp;
-                s->source_time_ns = realtime_us_to_boot_ns(f[0].timestamp);
             }
             if (f[1].nvmlReturn == NVML_SUCCESS)
                 s->mem_temp_C = nv_value(f[1].valueType, f[1].value);

@@ -293,10 +293,12 @@ static void sample_gpu(const struct br_sampler_config *cfg, struct br_gpu_out *g
     struct br_sample s;
     br_sample_clear(&s);
     s.t_ns = boot_ns();
-    if (g->read_errors > 0)
-        br_error_set_sink(swallow, NULL); /* the first error was shown */
+    bool hush = g->read_errors > 0; /* the first error was shown; count the rest */
+    if (hush)
+        br_error_set_sink(swallow, NULL);
     int rc = cfg->ops->read(g->dev, &s);
-    br_error_set_sink(NULL, NULL);
+    if (hush)
+        br_error_set_sink(NULL, NULL);
     if (rc != 0) {
         g->read_errors++;
         return;
