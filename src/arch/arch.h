@@ -1,0 +1,110 @@
+/* arch.h - GPU architecture profiles (share/benchrun/arch/<arch>.json):
+ * constants, peaks, per-block pass limits, counter passes and sets, and every
+ * metric as an expression (schema: docs/arch-profile.md).
+ *
+ * A profile is parsed and validated once: every expression becomes a tree
+ * whose names are bound to slots of one symbol table (arch_profile.syms). The
+ * metric engine fills a double per slot for each row (kernel or TOTAL) and
+ * evaluates the metrics in file order. Errors name the file, the JSON path
+ * and what is wrong: "gfx942.json: metrics[12].expr: column 5: unknown name
+ * 'SQ_X'". No architecture number lives in C code.
+ */
+#ifndef BR_ARCH_ARCH_H
+#define BR_ARCH_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arch/expr.h"
+
+/* What a slot holds for a row. */
+enum arch_sym_kind {
+    AS_CONST,   /* profile constant or peak (index: arch_profile.consts) */
+    AS_VAR,     /* engine variable (index: enum arch_var) */
+    AS_ATTR,    /* kernel attribute (index: enum arch_attr) */
+    AS_METRIC,  /* an earlier metric (index: arch_profile.metrics) */
+    AS_RATE,    /* counter: Σ value / Σ kernel time (per ns) over the passes collecting it */
+    AS_SUM,     /* sum(X): Σ value over those passes */
+    AS_DUR,     /* dur(X): Σ kernel time (ns) of those passes */
+};
+
+/* Engine variables usable in expressions. */
+enum arch_var {
+    AV_CLOCK_MHZ, AV_TIME_NS, AV_LAUNCHES, AV_TIME_SHARE_PCT, AV_UNPROF_TIME_NS,
+    AV_UNPROF_TIME_SHARE_PCT, AV_GPU_BUSY_PCT, AV_TOP_SHARE_PCT, AV_IS_TOTAL, AV_COUNT
+};
+extern const char *const arch_var_names[AV_COUNT];
+
+/* Kernel attributes: VGPR, AGPR, SGPR (per lane), LDS (B/workgroup),
+ * SCRATCH (B/work-item), WG_SIZE, GRID_SIZE (work-items). NaN for TOTAL. */
+enum arch_attr { AA_VGPR, AA_AGPR, AA_SGPR, AA_LDS, AA_SCRATCH, AA_WG_SIZE, AA_GRID_SIZE, AA_COUNT };
+extern const char *const arch_attr_names[AA_COUNT];
+
+struct arch_sym {
+    enum arch_sym_kind kind;
+    char *name;     /* constant, variable, attribute, metric or counter name */
+    char *pass;     /* counter restricted to one pass (X@pass), or NULL */
+    int index;
+};
+
+struct arch_const {
+    char *name;
+    double value;
+    struct ex_node *expr;   /* NULL for a plain number */
+    char *source;           /* "profile" or "agent_info <column> (<file>)" */
+};
+
+enum arch_total { AT_RATES, AT_SUM, AT_NONE, AT_ONLY };
+enum arch_label { AL_NONE, AL_BOUND, AL_ARGMAX };
+
+struct arch_metric {
+    char *name, *unit, *desc;
+    bool hidden;
+    enum arch_total total;      /* how the TOTAL row gets its value */
+    struct ex_node *expr;       /* numeric metrics */
+    enum arch_label label;      /* label metrics: value is a string */
+    struct ex_node *compute_pct, *mem_pct, *flops;   /* AL_BOUND */
+    int nchoices; char **choice_names; struct ex_node **choices;  /* AL_ARGMAX */
+};
+
+struct arch_pass {
+    char *name;
+    int ncounters;
+    char **counters;
+};
+
+struct arch_check {
+    char *name;
+    struct ex_node *ok, *value;
+};
+
+struct arch_profile {
+    char *path, *arch, *vendor, *product;
+    int nconsts; struct arch_const *consts;
+    int nagent; char **agent_cols, **agent_consts;   /* agent_info column -> constant */
+    int nblocks; char **blocks; int *block_limit;
+    int npasses; struct arch_pass *passes;
+    int nsets; char **set_names; int *set_len; char ***set_passes;
+    int nmetrics; struct arch_metric *metrics;
+    int nchecks; struct arch_check *checks;
+    int nsyms; struct arch_sym *syms;
+};
+
+/* Loads and validates a profile. pass_names (NULL: the profile's passes)
+ * are the passes per-pass metrics ("per_pass": true) are expanded over.
+ * Returns NULL after printing the error. */
+struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses);
+/* share/benchrun/arch/<arch>.json, or arch itself when it names a file. */
+char *arch_path_for(const char *arch);
+void arch_free(struct arch_profile *ap);
+
+/* Constant lookup: index or -1. */
+int arch_const_index(const struct arch_profile *ap, const char *name);
+double arch_const(const struct arch_profile *ap, const char *name);
+/* Overrides a plain constant (e.g. from agent_info) and re-evaluates the
+ * constants defined by expressions. source is kept for the report. */
+int arch_set_const(struct arch_profile *ap, const char *name, double v, const char *source);
+/* Block of a counter name: the text before the first '_' (NULL if none). */
+int arch_block_limit(const struct arch_profile *ap, const char *counter);
+
+#endif

@@ -1,0 +1,215 @@
+/* test_arch.c - arch profiles: gfx942.json loads and equals METRICS.md §1;
+ * expressions (precedence, NaN, x/0, functions); max waves per CU examples of
+ * METRICS.md §4 evaluated from the profile's own expressions; malformed
+ * profiles name the file, the JSON path and what is wrong. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "arch/arch.h"
+#include "arch/expr.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct strbuf g_msgs;
+static void sink(void *ctx, int w, const char *msg)
+{
+    (void)ctx;
+    sb_addf(&g_msgs, "%s%s\n", w ? "W:" : "E:", msg);
+}
+
+static const char *PROFILE = BR_SOURCE_DIR "/share/benchrun/arch/gfx942.json";
+
+static int bind_xy(void *ctx, enum ex_bind_kind k, const char *name, const char *pass, char **why)
+{
+    (void)ctx; (void)pass;
+    if (k == EX_BIND_VALUE && !strcmp(name, "x")) return 0;
+    if (k == EX_BIND_VALUE && !strcmp(name, "y")) return 1;
+    *why = xasprintf("unknown name '%s'", name);
+    return -1;
+}
+
+static double ev(const char *src, double x, double y)
+{
+    char *err; long col;
+    struct ex_node *e = ex_parse(src, bind_xy, NULL, &err, &col);
+    if (!e) fail_msg("parse '%s': %s", src, err);
+    double s[2] = { x, y };
+    double v = ex_eval(e, s);
+    ex_free(e);
+    return v;
+}
+
+static void test_expr(void **st)
+{
+    (void)st;
+    assert_true(ev("1 + 2 * 3", 0, 0) == 7);
+    assert_true(ev("(1 + 2) * 3 - -1", 0, 0) == 10);
+    assert_true(ev("x / y", 1, 4) == 0.25);
+    assert_true(isnan(ev("x / y", 1, 0)));
+    assert_true(isnan(ev("x + 1", NAN, 0)));
+    assert_true(ev("min(x, y, 3)", 5, 4) == 3);
+    assert_true(isnan(ev("max(x, y)", NAN, 4)));
+    assert_true(ev("ceilto(x, 8)", 20, 0) == 24);
+    assert_true(ev("if(x > 0, 1, 2)", 0, 0) == 2);
+    assert_true(isnan(ev("if(x > 0, 1, 2)", NAN, 0)));
+    assert_true(ev("nansum(x, y, 1)", NAN, 2) == 3);
+    assert_true(isnan(ev("nansum(x, y)", NAN, NAN)));
+    assert_true(ev("x <= 1 && y >= 2 || 0", 1, 2) == 1);
+    assert_true(ev("!(x != 1)", 1, 0) == 1);
+    char *err; long col;
+    assert_null(ex_parse("1 + z", bind_xy, NULL, &err, &col));
+    assert_string_equal(err, "unknown name 'z'");
+    assert_int_equal(col, 5);
+    free(err);
+    assert_null(ex_parse("foo(1)", bind_xy, NULL, &err, &col));
+    free(err);
+    assert_null(ex_parse("(1", bind_xy, NULL, &err, &col));
+    free(err);
+    assert_null(ex_parse("1 2", bind_xy, NULL, &err, &col));
+    free(err);
+}
+
+static void test_constants(void **st)
+{
+    (void)st;
+    struct arch_profile *ap = arch_load(PROFILE, NULL, 0);
+    assert_non_null(ap);
+    assert_string_equal(ap->arch, "gfx942");
+    struct { const char *n; double v; } want[] = {
+        { "N_XCC", 8 }, { "N_CU", 304 }, { "N_SIMD", 1216 }, { "WAVE", 64 }, { "MAX_WAVES_CU", 32 },
+        { "VGPR_PER_SIMD", 512 }, { "LDS_PER_CU", 65536 }, { "MOPS_UNIT", 512 },
+        { "F_BOOST_MHZ", 2100 }, { "PEAK_FP64_VALU", 81.7 }, { "PEAK_FP32_VALU", 163.4 },
+        { "PEAK_FP64_MFMA", 163.4 }, { "PEAK_FP32_MFMA", 163.4 }, { "PEAK_FP16_VALU", 163.4 },
+        { "PEAK_BF16_MFMA", 1307.4 }, { "PEAK_F16_MFMA", 1307.4 }, { "PEAK_F8_MFMA", 2614.9 },
+        { "PEAK_I8_MFMA", 2614.9 }, { "PEAK_MEM_BW", 5.3 },
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+        if (arch_const(ap, want[i].n) != want[i].v)
+            fail_msg("%s = %g, want %g", want[i].n, arch_const(ap, want[i].n), want[i].v);
+    assert_int_equal(ap->npasses, 7);
+    assert_string_equal(ap->passes[0].name, "01_fp64_flops");
+    for (int p = 0; p < ap->npasses; p++) {
+        bool grbm = false;
+        for (int c = 0; c < ap->passes[p].ncounters; c++)
+            grbm |= !strcmp(ap->passes[p].counters[c], "GRBM_GUI_ACTIVE");
+        assert_true(grbm);
+    }
+    assert_int_equal(arch_block_limit(ap, "SQ_WAVES"), 8);
+    assert_int_equal(arch_block_limit(ap, "TCC_EA0_RDREQ_sum"), 4);
+    /* agent_info override: N_SIMD follows N_CU (CPX partition). */
+    assert_int_equal(arch_set_const(ap, "N_CU", 38, "agent_info Cu_Count"), 0);
+    assert_true(arch_const(ap, "N_SIMD") == 152);
+    arch_free(ap);
+}
+
+/* Evaluates metric `name` for one kernel with attributes only (counters NaN). */
+static double metric_for(struct arch_profile *ap, const char *name, double vgpr, double agpr,
+                         double lds, double wg)
+{
+    double *slot = xcalloc((size_t)ap->nsyms + 1, sizeof(*slot));
+    double *mv = xcalloc((size_t)ap->nmetrics + 1, sizeof(*mv));
+    double attr[AA_COUNT] = { vgpr, agpr, 0, lds, 0, wg, 0 };
+    double r = NAN;
+    for (int m = 0; m < ap->nmetrics; m++) {
+        for (int i = 0; i < ap->nsyms; i++) {
+            const struct arch_sym *s = &ap->syms[i];
+            slot[i] = s->kind == AS_CONST ? ap->consts[s->index].value
+                    : s->kind == AS_ATTR ? attr[s->index]
+                    : s->kind == AS_METRIC ? mv[s->index] : NAN;
+        }
+        mv[m] = ap->metrics[m].expr ? ex_eval(ap->metrics[m].expr, slot) : NAN;
+        if (!strcmp(ap->metrics[m].name, name)) {
+            r = mv[m];
+            break;
+        }
+    }
+    free(slot);
+    free(mv);
+    return r;
+}
+
+static void test_max_waves(void **st)
+{
+    (void)st;
+    struct arch_profile *ap = arch_load(PROFILE, NULL, 0);
+    assert_non_null(ap);
+    /* METRICS.md §4 examples */
+    assert_true(metric_for(ap, "max_waves_CU", 28, 4, 0, 256) == 32);
+    assert_true(metric_for(ap, "max_waves_CU", 20, 132, 0, 256) == 12);
+    assert_true(metric_for(ap, "max_waves_CU", 128, 0, 0, 256) == 16);
+    /* LDS limit: 16 KiB per 256-thread workgroup -> 4 WG x 4 waves = 16 */
+    assert_true(metric_for(ap, "max_waves_CU", 16, 0, 16384, 256) == 16);
+    /* 2-D workgroup 16x16 = 256 threads given as product; 40 KiB LDS -> 1 WG = 4 waves */
+    assert_true(metric_for(ap, "max_waves_CU", 16, 0, 40960, 256) == 4);
+    arch_free(ap);
+}
+
+static void expect_load_error(const char *json, const char *msg)
+{
+    char path[] = "/tmp/h2archXXXXXX.json";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    sb_reset(&g_msgs);
+    br_error_set_sink(sink, NULL);
+    struct arch_profile *ap = arch_load(path, NULL, 0);
+    br_error_set_sink(NULL, NULL);
+    unlink(path);
+    assert_null(ap);
+    if (!strstr(g_msgs.buf, msg))
+        fail_msg("expected '%s' in: %s", msg, g_msgs.buf);
+}
+
+#define HEAD "{\"arch\":\"t\",\"constants\":{\"A\":2},\"peaks\":{},\"block_limits\":{\"SQ\":8}," \
+             "\"passes\":[{\"name\":\"p1\",\"counters\":[\"SQ_X\"]}],\"counter_sets\":{\"d\":[\"p1\"]},"
+
+static void test_malformed(void **st)
+{
+    (void)st;
+    sb_init(&g_msgs);
+    expect_load_error("{", "invalid JSON");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"A * FOO\"}]}",
+                      ": metrics[0].expr: column 5: unknown name 'FOO'");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"A * n2\"},{\"name\":\"n2\",\"expr\":\"1\"}]}",
+                      "metrics[0].expr: column 5: unknown name 'n2'");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\"}]}", "metrics[0].expr: expected an expression");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\",\"total\":\"x\"}]}",
+                      "metrics[0]: total: expected");
+    expect_load_error("{\"arch\":\"t\",\"constants\":{\"A\":\"B+1\",\"B\":1}}", "constants.A: column 1: unknown name 'B'");
+    expect_load_error("{\"arch\":\"t\",\"constants\":{},\"peaks\":{},\"block_limits\":{},\"passes\":[],"
+                      "\"counter_sets\":{}}", "passes: expected a non-empty array");
+    expect_load_error("{\"arch\":\"t\",\"constants\":{},\"peaks\":{},\"block_limits\":{},\"passes\":[{\"name\":\"p\",\"counters\":[]}],"
+                      "\"counter_sets\":{\"d\":[\"zz\"]}}", "counter_sets.d: unknown pass 'zz'");
+    /* a counter of a known block that no pass collects is accepted */
+    char path[] = "/tmp/h2archXXXXXX.json";
+    int fd = mkstemps(path, 5);
+    const char *ok = HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"SQ_OTHER + sum(SQ_X) + dur(SQ_X@p1)\"}]}";
+    assert_int_equal(write(fd, ok, strlen(ok)), (ssize_t)strlen(ok));
+    close(fd);
+    struct arch_profile *ap = arch_load(path, NULL, 0);
+    unlink(path);
+    assert_non_null(ap);
+    arch_free(ap);
+    sb_release(&g_msgs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_expr),
+        cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_max_waves),
+        cmocka_unit_test(test_malformed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
