@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -282,7 +283,17 @@ static void find_arch(const struct vec_opts *o, struct vec_result *r)
         r->gpu_name = xstrdup(name);
 }
 
-/* tdp_W of share/benchrun/arch/<arch>.json. */
+/* TDP of an arch profile: top-level "tdp_W", else constants.TDP_W (the
+ * layout of h2's gfx942.json, docs/arch-profile.md). NAN when absent. */
+static double profile_tdp_value(json_t *j)
+{
+    json_t *t = json_object_get(j, "tdp_W");
+    if (!t)
+        t = json_object_get(json_object_get(j, "constants"), "TDP_W");
+    return json_is_number(t) ? json_number_value(t) : NAN;
+}
+
+/* TDP (and product name) from share/benchrun/arch/<arch>.json. */
 static int profile_tdp(struct vec_result *r)
 {
     char *rel = xasprintf("arch/%s.json", r->arch);
@@ -293,16 +304,17 @@ static int profile_tdp(struct vec_result *r)
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
     int rc = 0;
-    if (!j) {
+    double tdp = j ? profile_tdp_value(j) : NAN;
+    if (!j)
         rc = br_error("cannot read the arch profile '%s': %s", path, err.text);
-    } else {
-        json_t *t = json_object_get(j, "tdp_W");
-        if (!json_is_number(t) || json_number_value(t) <= 0)
-            rc = br_error("%s: no positive \"tdp_W\" (the power reference of the vectors): "
-                          "pass --tdp W", path);
-        else
-            r->tdp_W = json_number_value(t), r->tdp_source = xstrdup(path);
-    }
+    else if (!(tdp > 0))
+        rc = br_error("%s: no positive \"tdp_W\" or constants.TDP_W (the power reference "
+                      "of the vectors): pass --tdp W", path);
+    else
+        r->tdp_W = tdp, r->tdp_source = xstrdup(path);
+    const char *product = json_string_value(json_object_get(j, "product"));
+    if (rc == 0 && !r->gpu_name && product)
+        r->gpu_name = xstrdup(product);
     json_decref(j);
     free(path);
     return rc;

@@ -438,6 +438,8 @@ static void test_compute_tdp_profile(void **state)
     setenv("BENCHRUN_SHARE", share, 1);
     put("../share/arch/gfxtest.json", "{\"name\": \"gfxtest\", \"tdp_W\": 600}");
     put("../share/arch/gfxnotdp.json", "{\"name\": \"gfxnotdp\"}");
+    put("../share/arch/gfxconst.json", "{\"product\": \"Test GPU\", "
+                                       "\"constants\": {\"TDP_W\": 400}}");
     put("run.json", "{\"workload\": \"lammps\", \"job_id\": \"77\", \"gpu_arch\": \"gfxtest\"}");
     put("profiling_result_w_0.csv", "x=1\n" HDR "100,600,600,3,4,5,6\n");
     struct vec_opts o = { .prof_dir = g_dir };
@@ -448,9 +450,15 @@ static void test_compute_tdp_profile(void **state)
     assert_string_equal(r.arch, "gfxtest");
     assert_int_equal(r.pooled[0].count[5], 1);   /* 1.0 >= 0.9999999999999999 -> 5 */
     vec_result_release(&r);
+    o.arch = "gfxconst";
+    assert_int_equal(vec_compute(&o, &r), 0);
+    assert_true(r.tdp_W == 400);
+    assert_string_equal(r.gpu_name, "Test GPU");
+    assert_string_equal(r.arch_source, "--arch");
+    vec_result_release(&r);
     o.arch = "gfxnotdp";
     assert_int_equal(vec_compute(&o, &r), -1);
-    assert_non_null(strstr(g_msgs.buf, "no positive \"tdp_W\""));
+    assert_non_null(strstr(g_msgs.buf, "no positive \"tdp_W\" or constants.TDP_W"));
     vec_result_release(&r);
     unsetenv("BENCHRUN_SHARE");
     free(share);
