@@ -1,0 +1,75 @@
+#!/bin/bash
+# 0612-sample-signals: SIGTERM/SIGINT mid-run are forwarded to the command and
+# everything is written; SIGKILL mid-run leaves only complete lines (every line
+# parsed), as when Slurm ends a job at its time limit (SIGTERM, then SIGKILL).
+. "$(dirname "$0")/lib.sh"
+
+# complete FILE: ends with a newline, every row has 12 numeric/nan fields. Prints rows.
+complete() {
+    python3 - "$1" <<'EOF'
+import sys
+data = open(sys.argv[1], "rb").read()
+assert data.endswith(b"\n"), "partial last line"
+rows = data.decode().split("\n")[2:-1]
+for i, r in enumerate(rows):
+    f = r.split(",")
+    assert len(f) == 12, f"row {i}: {len(f)} fields"
+    int(f[0]); [float(x) for x in f[1:]]
+print(len(rows))
+EOF
+}
+
+# SIGTERM and SIGINT: forwarded, sampler stops after the command, exit 128+sig.
+for sig in TERM INT; do
+    d=$T/$sig
+    "$BENCHRUN" sample --backend sim --gpus 0,1 -o "$d" -p s -- sleep 30 2>"$T/err_$sig" &
+    pid=$!
+    sleep 0.7
+    t0=$(date +%s%N)
+    kill -"$sig" "$pid"
+    wait "$pid"
+    st=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    want=$((128 + $(kill -l "$sig")))
+    [ "$st" -eq "$want" ] && pass "SIG$sig: exit $st (command killed by the forwarded signal)" \
+        || fail "SIG$sig: exit $st, expected $want"
+    [ "$ms" -lt 3000 ] && pass "SIG$sig: stopped ${ms} ms after the signal" || fail "SIG$sig: took ${ms} ms"
+    for g in 0 1; do
+        n=$(complete "$d/profiling_result_s_$g.csv") && [ "$n" -ge 300 ] \
+            && pass "SIG$sig gpu $g: $n complete rows" || fail "SIG$sig gpu $g: rows '$n'"
+    done
+    grep -q "\"signal_forwarded\": $(kill -l "$sig")" "$d/sampler_s.json" \
+        && pass "SIG$sig: summary JSON written, records the signal" || fail "SIG$sig: JSON"
+    pgrep -f "sleep 30" >/dev/null && pgrep -P "$pid" >/dev/null && fail "SIG$sig: command left running"
+done
+
+# SIGKILL at several moments: no partial line, every complete line kept.
+for delay in 0.3 0.55 0.8; do
+    d=$T/kill_$delay
+    "$BENCHRUN" sample --backend sim --gpus 0,1,2,3 -o "$d" -p k -- sleep 30 2>/dev/null &
+    pid=$!
+    sleep "$delay"
+    child=$(pgrep -P "$pid")
+    kill -KILL "$pid"
+    wait "$pid" 2>/dev/null
+    [ -n "$child" ] && kill "$child" 2>/dev/null
+    for g in 0 3; do
+        n=$(complete "$d/profiling_result_k_$g.csv") && [ "$n" -ge 100 ] \
+            && pass "SIGKILL after ${delay}s gpu $g: $n rows, no partial line" \
+            || fail "SIGKILL after ${delay}s gpu $g: '$n'"
+    done
+done
+
+# A signal to a sampler whose command ignores SIGTERM: it keeps sampling until
+# the command exits by itself.
+d=$T/ign
+"$BENCHRUN" sample --backend sim -o "$d" -p i -- sh -c 'trap "" TERM; sleep 1.2' 2>/dev/null &
+pid=$!
+sleep 0.4
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+[ "$st" -eq 0 ] && pass "command ignoring SIGTERM runs to its end (exit 0)" || fail "ignore TERM: exit $st"
+n=$(complete "$d/profiling_result_i_0.csv")
+[ "${n:-0}" -ge 900 ] && pass "sampling continued until the command exited ($n rows)" || fail "ignore TERM rows '$n'"
+finish
