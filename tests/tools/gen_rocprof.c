@@ -754,8 +754,8 @@ static void expect_roofline64(const struct mctx *m, json_t *o, double bw)
     double ai = tf / bw;
     double att = nmin(PK_FP64_VALU, ai * PEAK_BW);
     put(o, "AI_FP64", ai);
-    put(o, "attainable_TFLOPs", tf > 0 ? att : NAN);
-    put(o, "roofline_pct", tf > 0 ? 100 * tf / att : NAN);
+    put(o, "attainable_TFLOPs", att);
+    put(o, "roofline_pct", 100 * tf / att);
     double pct = 100 * (valu_rate(m, C_ADD64) / 1000 / PK_FP64_VALU +
                         512 * rt(m, C_MOPS64) / 1000 / PK_163);
     put_str(o, "bound", bound_label(pct, 100 * bw / PEAK_BW, tf > 0));
@@ -1118,23 +1118,40 @@ static void whole_ctx(const struct gen *g, const int *pass_of, const bool *have,
     m->clock = used_clock(g, m);
 }
 
+/* Mean over the written passes of kernel time and launches (the profile's
+ * time_ms / launches definition: launch counts jitter between passes). */
+static void pass_means(const struct gen *g, const struct kern *k, double *t_ns, double *L)
+{
+    int n = 0;
+    *t_ns = *L = 0;
+    for (int p = 0; p < g->npass; p++) {
+        if (g->pass[p].dropped)
+            continue;
+        *t_ns += (double)k->dsum[p];
+        *L += (double)launches_total(g, k, p);
+        n++;
+    }
+    *t_ns /= n;
+    *L /= n;
+}
+
 static void expect_times(const struct gen *g, const struct kern *k, json_t *o, double unprof_sum)
 {
-    int p = first_written_pass(g);
-    long L = launches_total(g, k, p);
-    put(o, "time_ms", (double)k->dsum[p] / 1e6);
-    put(o, "launches", (double)L);
-    put(o, "mean_launch_us", (double)k->dsum[p] / 1e3 / (double)L);
+    double t, L;
+    pass_means(g, k, &t, &L);
+    put(o, "time_ms", t / 1e6);
+    put(o, "launches", L);
+    put(o, "mean_launch_us", t / 1e3 / L);
     for (int q = 0; q < g->npass; q++) {
         char *col = xasprintf("clock_MHz_%s", g->pass[q].name);
         put(o, col, g->pass[q].dropped ? NAN : (double)k->n[C_GRBM] / N_XCC / (double)k->d * 1e3);
         free(col);
     }
     if (g->power_dir) {
-        double t = (double)g->procs * (double)k->unprof_dsum;
-        put(o, "unprof_time_ms", t / 1e6);
-        put(o, "unprof_time_share_pct", 100 * t / unprof_sum);
-        put(o, "time_share_pct", 100 * t / unprof_sum);
+        double u = (double)g->procs * (double)k->unprof_dsum;
+        put(o, "unprof_time_ms", u / 1e6);
+        put(o, "unprof_time_share_pct", 100 * u / unprof_sum);
+        put(o, "time_share_pct", 100 * u / unprof_sum);
     }
 }
 
@@ -1166,13 +1183,16 @@ static json_t *expect_whole(const struct gen *g, const int *pass_of, const bool 
     struct mctx m;
     whole_ctx(g, pass_of, have, &m);
     json_t *o = json_object();
-    int p = first_written_pass(g);
-    double L = 0;
-    for (int i = 0; i < g->nkern; i++)
-        L += (double)launches_total(g, &g->k[i], p);
-    put(o, "time_ms", m.D[p] / 1e6);
+    double T = 0, L = 0;
+    for (int i = 0; i < g->nkern; i++) {
+        double t, l;
+        pass_means(g, &g->k[i], &t, &l);
+        T += t;
+        L += l;
+    }
+    put(o, "time_ms", T / 1e6);
     put(o, "launches", L);
-    put(o, "mean_launch_us", m.D[p] / 1e3 / L);
+    put(o, "mean_launch_us", T / 1e3 / L);
     expect_metrics(&m, o, useful_sum);
     for (int q = 0; q < g->npass; q++) {
         double grbm = 0;
