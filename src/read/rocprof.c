@@ -333,20 +333,25 @@ static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *se
     return rc;
 }
 
-static int load_pass(struct rp_run *run, struct rp_pass *p, const char *pmc_dir, int nthreads)
+/* File sets of one pass folder, sorted by prefix. */
+static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t *n)
 {
     p->dir = fs_path_join(pmc_dir, p->name);
+    *n = 0;
     if (!fs_is_dir(p->dir))
-        return 0;
+        return NULL;
     struct fileset *sets = NULL;
-    size_t n = 0, cap = 0;
-    add_kind(&sets, &n, &cap, p->dir, "counter_collection.csv", 0);
-    add_kind(&sets, &n, &cap, p->dir, "kernel_trace.csv", 1);
-    add_kind(&sets, &n, &cap, p->dir, "agent_info.csv", 2);
-    if (n)
-        qsort(sets, n, sizeof(*sets), cmp_set);
-    run_jobs(sets, n, nthreads);
-    int rc = finish_pass(run, p, sets, n);
+    size_t cap = 0;
+    add_kind(&sets, n, &cap, p->dir, "counter_collection.csv", 0);
+    add_kind(&sets, n, &cap, p->dir, "kernel_trace.csv", 1);
+    add_kind(&sets, n, &cap, p->dir, "agent_info.csv", 2);
+    if (*n)
+        qsort(sets, *n, sizeof(*sets), cmp_set);
+    return sets;
+}
+
+static void free_sets(struct fileset *sets, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         rp_agg_release(&sets[i].agg);
         free(sets[i].prefix);
@@ -355,6 +360,38 @@ static int load_pass(struct rp_run *run, struct rp_pass *p, const char *pmc_dir,
         free(sets[i].ai);
     }
     free(sets);
+}
+
+/* Reads every file set of every pass on one pool of threads (largest work
+ * first is not needed: sets of one run are of similar size), then merges
+ * pass by pass in order. */
+static int load_passes(struct rp_run *run, const char *pmc_dir, int nthreads)
+{
+    size_t *cnt = xcalloc(run->npasses + 1, sizeof(*cnt)), total = 0;
+    struct fileset **per = xcalloc(run->npasses + 1, sizeof(*per));
+    for (uint32_t i = 0; i < run->npasses; i++) {
+        per[i] = find_sets(&run->passes[i], pmc_dir, &cnt[i]);
+        total += cnt[i];
+    }
+    struct fileset *all = xcalloc(total + 1, sizeof(*all));
+    size_t at = 0;
+    for (uint32_t i = 0; i < run->npasses; i++) {
+        if (cnt[i])
+            memcpy(all + at, per[i], cnt[i] * sizeof(*all));
+        free(per[i]);
+        at += cnt[i];
+    }
+    run_jobs(all, total, nthreads);
+    int rc = 0;
+    at = 0;
+    for (uint32_t i = 0; i < run->npasses; i++) {
+        if (finish_pass(run, &run->passes[i], all + at, cnt[i]) < 0)
+            rc = -1;
+        at += cnt[i];
+    }
+    free_sets(all, total);
+    free(per);
+    free(cnt);
     return rc;
 }
 
@@ -375,12 +412,9 @@ int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass
     intern_init(&run->names);
     run->npasses = (uint32_t)npasses;
     run->passes = xcalloc(npasses + 1, sizeof(*run->passes));
-    int rc = 0;
-    for (size_t i = 0; i < npasses; i++) {
+    for (size_t i = 0; i < npasses; i++)
         run->passes[i].name = xstrdup(pass_names[i]);
-        if (load_pass(run, &run->passes[i], pmc_dir, nthreads) < 0)
-            rc = -1;
-    }
+    int rc = load_passes(run, pmc_dir, nthreads);
     for (size_t i = 0; i < npasses; i++) {
         pass_rows(&run->passes[i], run->names.n);
         pass_totals(&run->passes[i]);
