@@ -1,11 +1,11 @@
 #!/bin/bash
 # 0401-submit-fake-sbatch: `benchrun submit` against a test double of sbatch
-# (tests/fakes/sbatch): the commands, the afterok chain, --after, job ids on
+# (tests/fakes/slurm/sbatch): the commands, the afterok chain, --after, job ids on
 # stdout and in submitted.json, a rejected submission mid-chain (sbatch's
 # error shown, what was submitted listed, exit 1), sbatch missing, conf and
 # usage errors. The real cluster is tests/slurm/.
 . "$(dirname "$0")/lib.sh"
-fakes=$BR_SOURCE_DIR/tests/fakes
+fakes=$BR_SOURCE_DIR/tests/fakes/slurm
 mkdir -p "$T/scripts" "$T/bin"
 for s in plain pmc power; do printf '#!/bin/bash\n' > "$T/scripts/run_$s.sbatch"; done
 export BENCHRUN_SCRIPTS=$T/scripts FAKE_SBATCH_LOG=$T/sbatch.log

@@ -42,7 +42,7 @@ bash -n "$T/out" && pass "the script is valid bash" || fail "bash -n failed"
 
 # the printed script submits the chain (fake sbatch): ids flow through $plain, $pmc
 export FAKE_SBATCH_LOG=$T/sbatch.log
-env PATH="$BR_SOURCE_DIR/tests/fakes:$PATH" bash "$T/out" > "$T/ran" 2>&1
+env PATH="$BR_SOURCE_DIR/tests/fakes/slurm:$PATH" bash "$T/out" > "$T/ran" 2>&1
 expect_grep '^submitted: plain=100 pmc=101 power=102$' "$T/ran" "script ran: three ids"
 expect_grep 'hns-power .*--dependency=afterok:101 ' "$T/sbatch.log" "power depends on pmc's real id"
 
