@@ -326,8 +326,10 @@ static uint64_t time_scale(unsigned unit)
 static void take_attr(struct br_gpu_metrics *m, unsigned id, unsigned unit,
                       const unsigned char *p, unsigned size, unsigned count)
 {
+    if (count == 0)
+        return; /* no values: nothing to load (found by fuzz_gpu_metrics) */
     uint64_t v0 = load_le(p, size);
-    bool set0 = count > 0 && !is_unset(v0, size);
+    bool set0 = !is_unset(v0, size);
     switch (id) {
     case A_HOTSPOT: if (set0) m->hotspot_temp_C = (double)v0; break;
     case A_MEM: if (set0) m->mem_temp_C = (double)v0; break;

@@ -146,6 +146,11 @@ static void test_decode_malformed(void **state)
     b[0] = (char)(len - 3), b[1] = (char)((len - 3) >> 8);
     expect_error(b, len - 3, "run past byte");
     free(b);
+    /* regression (fuzz): a last attribute with zero instances ends the table */
+    unsigned char z[16] = { 16, 0, 1, 9, 1, 0, 0, 0, 0, 0, 0x60, 0, 0, 0, 0, 0 };
+    struct br_gpu_metrics m;
+    assert_null(br_gpu_metrics_decode(z, sizeof(z), &m));
+    assert_true(isnan(m.socket_power_W));
     b = blob("v1_9", 128, &len);
     b[8 + 2] = (char)0xF0; /* type nibble of the first descriptor = 15 */
     expect_error(b, len, "unknown value type 15");
