@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/stageargs.h"
 #include "collect/collect.h"
+#include "stage/nodesamp.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -79,22 +80,54 @@ static void sample_prefix(const struct br_stage *st, struct strv *out)
     strv_push(out, "--");
 }
 
+/* One node: sample [...] -- app. Several nodes (h7, issue 4): the app alone;
+ * the samplers run as their own step (stage/nodesamp.h) and each node's
+ * trace goes to ktrace_<tag>/<node>/. */
 static int build_argv(const struct br_stage *st, char **ktrace, struct strv *argv)
 {
     char *leaf = xasprintf("ktrace_%s", st->conf.workload);
     *ktrace = fs_path_join(st->rundir, leaf);
     free(leaf);
+    bool multi = br_node_samplers_wanted(&st->conf);
+    char *tdir = multi ? fs_path_join(*ktrace, BR_NODE_TOKEN) : xstrdup(*ktrace);
     struct strv tracer, app;
-    if (tracer_argv(st, *ktrace, &tracer) != 0)
+    int rc = tracer_argv(st, tdir, &tracer);
+    free(tdir);
+    if (rc != 0)
         return -1;
-    int rc = br_app_argv(st, NULL, tracer.n ? &tracer : NULL, &app);
+    rc = br_app_argv(st, NULL, tracer.n ? &tracer : NULL, &app);
     strv_free(&tracer);
     if (rc != 0)
         return -1;
-    sample_prefix(st, argv);
+    if (multi)
+        strv_init(argv);
+    else
+        sample_prefix(st, argv);
     strv_extend(argv, &app);
     strv_free(&app);
     return 0;
+}
+
+/* The app between the start and the stop of the per-node samplers. */
+static int exec_with_node_samplers(const struct br_stage *st, const struct strv *argv,
+                                   const char *log, struct br_exec_result *r)
+{
+    char *self = fs_self_exe();
+    struct strv sargv;
+    br_node_samplers_argv(st, self ? self : "benchrun", &sargv);
+    free(self);
+    char *slog = fs_path_join(st->rundir, "samplers.txt");
+    struct br_node_samplers ns;
+    int rc = br_node_samplers_start(&ns, st, &sargv, slog, 120);
+    if (rc == 0) {
+        rc = br_stage_exec(argv, log, r);
+        int src = br_node_samplers_stop(&ns, 30);
+        if (src != 0 && src != -1)
+            br_warn("the sampler step ended with status %d (see '%s')", src, slog);
+    }
+    strv_free(&sargv);
+    free(slog);
+    return rc;
 }
 
 static int power_run(struct br_stage *st, const struct strv *argv, const char *ktrace)
@@ -103,7 +136,8 @@ static int power_run(struct br_stage *st, const struct strv *argv, const char *k
     struct br_exec_result r;
     int rc = br_run_info_write(st, argv, NULL, NULL);
     if (rc == 0)
-        rc = br_stage_exec(argv, log, &r);
+        rc = br_node_samplers_wanted(&st->conf) ? exec_with_node_samplers(st, argv, log, &r)
+                                                : br_stage_exec(argv, log, &r);
     if (rc != 0) {
         free(log);
         return BR_EXIT_FAIL;
@@ -141,6 +175,16 @@ int cmd_power(int argc, char **argv)
     }
     if (dry) {
         br_dry_run_header(&st);
+        if (br_node_samplers_wanted(&st.conf)) {
+            char *self = fs_self_exe();
+            struct strv sargv;
+            br_node_samplers_argv(&st, self ? self : "benchrun", &sargv);
+            free(self);
+            br_dry_run_note("NNODES=%ld: one sampler per node (own step, stopped after the "
+                            "app through %s/%s)", st.conf.nnodes, st.rundir, BR_SAMPLERS_STOP);
+            br_dry_run_print(&sargv);
+            strv_free(&sargv);
+        }
         br_dry_run_print(&cmd);
         rc = BR_EXIT_OK;
     } else {
