@@ -66,7 +66,7 @@ def pmc_table():
         m = med(rs, "loop_s")
         n = med(rs, "launches")
         print(f"  {mode:10s} loop {m:8.3f} s  added {1e6 * (m - base) / n:8.2f} us/launch")
-    for g in ("flops", "hw"):
+    for g in ("flops", "hw", "hw_noact"):
         p = os.path.join(D, f"pmc_{g}_cupti.json")
         if os.path.exists(p):
             j = json.load(open(p))
@@ -151,8 +151,8 @@ def worker_exit():
     log = open(os.path.join(D, "worker_exit.log")).read() if os.path.exists(
         os.path.join(D, "worker_exit.log")) else ""
     n = len(rows) if rows is not None else 0
-    print(f"exit() from a worker thread: {n} kernels traced ({'ok' if n > 0 else 'FAIL'}); "
-          f"{log.strip().splitlines()[-1] if log.strip() else ''}")
+    rcs = " ".join(l for l in log.splitlines() if "rc=" in l)
+    print(f"exit() from a worker thread: {n} kernels traced ({'ok' if n > 0 else 'FAIL'}); {rcs}")
 
 
 def clock():
@@ -172,3 +172,7 @@ pmc_table()
 xcheck_table()
 multistream()
 worker_exit()
+for extra in ("groups.txt", "cli_trace.log"):
+    p = os.path.join(D, extra)
+    if os.path.exists(p):
+        print(f"{extra}:", open(p).read().strip()[-600:])

@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$ROOT/build-gpu}
 FINAL=${OUT:-$ROOT/gpu-out}
 O=$(mktemp -d)/gpu
-REPS=${REPS:-5}
+REPS=${REPS:-7}
 mkdir -p "$O"
 log() { echo "== $*" | tee -a "$O/run.log"; }
 
@@ -30,7 +30,8 @@ G=$B/tests/gpu
 [ -f "$LIB" ] || { echo "no $LIB"; tail -20 "$O/build.log"; find / -name 'libcupti.so*' -not -path '/proc/*' 2>/dev/null | head; exit 1; }
 command -v ncu >/dev/null || PATH=$PATH:$(dirname "$(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)" 2>/dev/null)
 log "unit tests"
-ctest --test-dir "$B" -L unit --output-on-failure >"$O/unit.log" 2>&1
+cmake --build "$B" -j"$(nproc)" --target test_nvtrace >>"$O/build.log" 2>&1
+ctest --test-dir "$B" -C Release -R 'nvtrace|cupti|ncu' --output-on-failure >"$O/unit.log" 2>&1
 echo "unit tests: $(grep -E 'tests passed|tests failed' "$O/unit.log")" | tee -a "$O/run.log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >>"$O/run.log" 2>&1
 
@@ -47,6 +48,7 @@ log "trace overhead: axpy x $REPS"
 for r in $(seq "$REPS"); do
     echo "plain $("$G/axpy")" >>"$O/overhead_axpy.txt"
     echo "trace $(inj "$W/ax$r" ax "" -- "$G/axpy")" >>"$O/overhead_axpy.txt"
+    echo "trace_db64 $(BENCHRUN_CUPTI_DEVICE_BUFFER_MB=64 inj "$W/ad$r" ad "" -- "$G/axpy")" >>"$O/overhead_axpy.txt"
 done
 log "trace overhead: torch x $REPS"
 for r in $(seq "$REPS"); do
@@ -63,9 +65,13 @@ for r in $(seq 3); do
     echo "plain $("$G/axpy")" >>"$O/pmc_axpy.txt"
     echo "flops $(inj "$W/pf$r" flops "$FLOPS" -- "$G/axpy" 2>>"$O/pmc.err")" >>"$O/pmc_axpy.txt"
     echo "hw $(inj "$W/ph$r" hw "$HW" -- "$G/axpy" 2>>"$O/pmc.err")" >>"$O/pmc_axpy.txt"
+    echo "hw_noact $(BENCHRUN_CUPTI_ACTIVITY=0 inj "$W/pn$r" hwn "$HW" -- "$G/axpy" 2>>"$O/pmc.err")" >>"$O/pmc_axpy.txt"
 done
 cp "$W"/pf1/*_cupti.json "$O/pmc_flops_cupti.json" 2>/dev/null
 cp "$W"/ph1/*_cupti.json "$O/pmc_hw_cupti.json" 2>/dev/null
+cp "$W"/pn1/*_cupti.json "$O/pmc_hw_noact_cupti.json" 2>/dev/null
+head -5 "$W"/ph1/*_counter_collection.csv > "$O/pmc_hw_head.csv" 2>/dev/null
+"$B/lib/benchrun/benchrun-cupti-host" group GH100 ${FLOPS//,/ } ${HW//,/ } >"$O/groups.txt" 2>&1
 
 log "cross-check with ncu (n = 16M floats, 20 launches)"
 NX=16777216; LX=20
@@ -73,19 +79,25 @@ inj "$W/xf" flops "$FLOPS" -- "$G/axpy" $NX $LX >>"$O/xcheck.log" 2>&1
 inj "$W/xh" hw "$HW" -- "$G/axpy" $NX $LX >>"$O/xcheck.log" 2>&1
 cat "$W"/xf/*_counter_collection.csv > "$O/xcheck_cupti.csv" 2>/dev/null
 tail -n +2 -q "$W"/xh/*_counter_collection.csv >> "$O/xcheck_cupti.csv" 2>/dev/null
-t0=$(date +%s.%N)
+t0=$(date +%s%N)
 ncu --csv --page raw --print-units base --clock-control none --cache-control none \
     --metrics "$FLOPS,$HW" --log-file "$O/xcheck_ncu.csv" "$G/axpy" $NX $LX >>"$O/xcheck.log" 2>&1
-echo "ncu wall $(echo "$(date +%s.%N) - $t0" | bc) s" >>"$O/xcheck.log"
+echo "ncu wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" >>"$O/xcheck.log"
 
 log "multi-stream trace"
 inj "$W/ms" ms "" -- "$G/multistream" >>"$O/multistream.log" 2>&1
 cp "$W"/ms/*_kernel_trace.csv "$O/multistream_kernel_trace.csv" 2>/dev/null
 
 log "exit() from a worker thread"
+"$G/worker_exit" >>"$O/worker_exit.log" 2>&1; echo "plain rc=$?" >>"$O/worker_exit.log"
 inj "$W/we" we "" -- "$G/worker_exit" >>"$O/worker_exit.log" 2>&1; echo "rc=$?" >>"$O/worker_exit.log"
 cp "$W"/we/*_kernel_trace.csv "$O/worker_exit_kernel_trace.csv" 2>/dev/null
 cp "$W"/we/*_cupti.json "$O/worker_exit_cupti.json" 2>/dev/null
+if [ -x "$B/benchrun" ]; then
+    log "benchrun trace CLI"
+    "$B/benchrun" trace -o "$W/cli" -- "$G/axpy" 1048576 100 >"$O/cli_trace.log" 2>&1
+    echo "rc=$? files: $(ls "$W/cli" | tr '\n' ' ')" >>"$O/cli_trace.log"
+fi
 ls -la "$W"/* >>"$O/files.log" 2>&1
 cat "$O"/*.err 2>/dev/null | sort | uniq -c | sort -rn | head -20 >>"$O/errors.log"
 

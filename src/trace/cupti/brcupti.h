@@ -36,6 +36,8 @@ struct brc_config {
     size_t buffer_bytes;   /* activity buffer size (BENCHRUN_CUPTI_BUFFER_KB) */
     size_t flush_records;  /* trace: write rows when this many are held */
     bool verbose;          /* BENCHRUN_CUPTI_VERBOSE=1: progress on stderr */
+    size_t devbuf_bytes;   /* CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 0 = CUPTI default */
+    bool activity;         /* kernel activity records (BENCHRUN_CUPTI_ACTIVITY, default 1) */
 };
 
 /* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */
@@ -82,6 +84,7 @@ char *brc_path(const char *suffix);
 
 /* kstore.c */
 int brc_kstore_start(void);                        /* activity kinds + buffers */
+void brc_kstore_device_buffer(size_t bytes);       /* before brc_kstore_start */
 void brc_kstore_flush(bool forced);                /* cuptiActivityFlushAll */
 void brc_kstore_write_trace(void);                 /* held records → CSV (lock held) */
 int brc_kstore_close_trace(void);                  /* rename .part → final (lock held) */
@@ -90,9 +93,9 @@ uint32_t brc_kstore_intern(const char *mangled);   /* lock held */
 /* Fills a rocprofv3 row from a record; timestamps converted to boottime. */
 void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out);
 
-/* rangeprof.c */
+/* rangeprof.c (all under brc.lock) */
 int brc_rp_init(void);                             /* profiler init + config images */
-void brc_rp_on_launch(CUcontext ctx, bool graph);  /* API enter of a launch */
+void brc_rp_on_launch(CUcontext ctx, bool graph, const char *symbol); /* launch API enter */
 void brc_rp_on_ctx_destroy(CUcontext ctx);
 void brc_rp_finish(void);                          /* collect every context */
 int brc_rp_write(void);                            /* join with kernels, write CSV */

@@ -12,6 +12,9 @@
  *   BENCHRUN_CUPTI_REPLAY   "kernel" for CUPTI kernel replay (default user: none)
  *   BENCHRUN_CUPTI_BUFFER_KB    activity buffer size (default 8192)
  *   BENCHRUN_CUPTI_VERBOSE  1: progress on stderr
+ *   BENCHRUN_CUPTI_DEVICE_BUFFER_MB  CUPTI device buffer size (default CUPTI's)
+ *   BENCHRUN_CUPTI_ACTIVITY 0: no kernel activity records (counter mode then has
+ *                           no timestamps; names come from the launch callbacks)
  * Files, written at the end (exit() from any thread, cudaDeviceReset or context
  * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
  * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
@@ -123,6 +126,9 @@ static void read_config(void)
     c->kernel_replay = replay && strcmp(replay, "kernel") == 0;
     c->buffer_bytes = env_size("BENCHRUN_CUPTI_BUFFER_KB", 8192, 64) * 1024;
     c->flush_records = env_size("BENCHRUN_CUPTI_FLUSH_RECORDS", 1000000, 1);
+    c->devbuf_bytes = env_size("BENCHRUN_CUPTI_DEVICE_BUFFER_MB", 0, 1) * 1024 * 1024;
+    const char *act = getenv("BENCHRUN_CUPTI_ACTIVITY");
+    c->activity = !(act && strcmp(act, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
 }
 
@@ -280,7 +286,7 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     else if (tls_runtime_launch > 0)
         return;   /* the driver call made by a runtime launch: counted once */
     pthread_mutex_lock(&brc.lock);
-    brc_rp_on_launch(cb->context, is_graph_launch(dom, id));
+    brc_rp_on_launch(cb->context, is_graph_launch(dom, id), cb->symbolName);
     pthread_mutex_unlock(&brc.lock);
 }
 
@@ -362,11 +368,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     clk_conv_init(&brc.clock);
     clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
     mkdir(brc.cfg.out_dir, 0755);
-    if (brc.cfg.nmetrics && brc_rp_init() != 0) {
-        write_json("profiler initialization failed");
-        return 1;
-    }
-    if (subscribe() != 0 || brc_kstore_start() != 0) {
+    if (brc.cfg.devbuf_bytes)
+        brc_kstore_device_buffer(brc.cfg.devbuf_bytes);
+    if (subscribe() != 0 || (brc.cfg.activity && brc_kstore_start() != 0)) {
         write_json("CUPTI initialization failed");
         return 1;
     }

@@ -107,6 +107,19 @@ int brc_kstore_start(void)
     return 0;
 }
 
+void brc_kstore_device_buffer(size_t bytes)
+{
+    size_t sz = sizeof(bytes);
+    CUptiResult r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &bytes);
+    if (r == CUPTI_SUCCESS) {
+        size_t n = 1;   /* pre-allocate one such buffer per context */
+        sz = sizeof(n);
+        r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &sz, &n);
+    }
+    if (r != CUPTI_SUCCESS)
+        brc_fail("cannot set the CUPTI device buffer size: %s", brc_cupti_str(r));
+}
+
 void brc_kstore_flush(bool forced)
 {
     cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);

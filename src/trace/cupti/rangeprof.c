@@ -40,11 +40,14 @@ struct rp_ctx {
     size_t in_image;           /* launches since the last Start */
     double *vals;              /* ranges × nmetrics, in range order */
     size_t nranges, capvals;
+    uint32_t *launch_names;    /* interned symbol name of every launch (fallback) */
+    size_t nlaunch, caplaunch;
     bool active, failed;
 };
 
 static struct rp_ctx *ctxs;
 static size_t nctx, capctx;
+static int profiler_state;   /* 0 not yet, 1 initialized, -1 failed */
 
 #define CALL(fn, p)                                                              \
     do {                                                                         \
@@ -217,17 +220,22 @@ static struct rp_ctx *find_ctx(CUcontext ctx, bool create)
             return &ctxs[i];
     if (!create)
         return NULL;
+    /* cuptiProfilerInitialize fails (CUPTI_ERROR_UNKNOWN, seen on an H200 with
+     * CUDA 13.0) when called from InitializeInjection, inside cuInit: it is
+     * called here, at the first launch, once the context exists. */
+    if (profiler_state == 0)
+        profiler_state = brc_rp_init() == 0 ? 1 : -1;
     xgrow((void **)&ctxs, &capctx, nctx + 1, sizeof(*ctxs));
     struct rp_ctx *c = &ctxs[nctx++];
     memset(c, 0, sizeof(*c));
     c->ctx = ctx;
     cuptiGetContextId(ctx, &c->ctx_id);
-    if (enable(c) != 0)
+    if (profiler_state < 0 || enable(c) != 0)
         c->failed = true;
     return c;
 }
 
-void brc_rp_on_launch(CUcontext ctx, bool graph)
+void brc_rp_on_launch(CUcontext ctx, bool graph, const char *symbol)
 {
     if (brc.finished || !ctx)
         return;
@@ -245,6 +253,8 @@ void brc_rp_on_launch(CUcontext ctx, bool graph)
             fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
     }
     c->in_image++;
+    xgrow((void **)&c->launch_names, &c->caplaunch, c->nlaunch + 1, sizeof(uint32_t));
+    c->launch_names[c->nlaunch++] = brc_kstore_intern(symbol);
 }
 
 static void finish_ctx(struct rp_ctx *c)
@@ -301,6 +311,20 @@ static void write_ctx(FILE *fp, const struct rp_ctx *c, const struct brc_kernel 
             ktw_write_counter_row(fp, &row, brc.pid, brc.cfg.metrics[m], c->vals[used * nm + m]);
         brc.counter_rows += nm;
         used++;
+    }
+    if (used == 0 && c->nranges > 0) {
+        /* No kernel activity records for this context (BENCHRUN_CUPTI_ACTIVITY=0 or
+         * none delivered): names from the launch callbacks, no timestamps/dims. */
+        for (size_t r = 0; r < c->nranges && r < c->nlaunch; r++) {
+            memset(&row, 0, sizeof(row));
+            row.name = brc_kstore_name(c->launch_names[r]);
+            row.kernel_id = (uint64_t)c->launch_names[r] + 1;
+            row.dispatch_id = base + nk + r + 1;
+            for (size_t m = 0; m < nm; m++)
+                ktw_write_counter_row(fp, &row, brc.pid, brc.cfg.metrics[m], c->vals[r * nm + m]);
+            brc.counter_rows += nm;
+            used++;
+        }
     }
     brc.unmatched += c->nranges - used;
 }
