@@ -76,6 +76,7 @@ struct br_dev_info {
     char *detail;              /* e.g. "gpu_metrics=1.8", free text without spaces */
     double energy_resolution_J;/* NAN when there is no energy counter */
     char *driver_power_path;   /* BR_CAP_DRIVER_POWER: file the backend writes */
+    const char *gfx_clock;     /* static text: what gfx_clock_MHz is (mean_over_xcc ...) */
 };
 void br_dev_info_release(struct br_dev_info *info);
 

@@ -278,6 +278,7 @@ static int open_metrics(struct br_sampler_dev *d, const char *devdir, struct br_
                         "instead)", d->metrics_path, err);
     info->source = xstrdup(d->metrics_path);
     info->detail = xasprintf("gpu_metrics_v%u.%u", m.format_rev, m.content_rev);
+    info->gfx_clock = "mean_over_xcc";
     info->caps = BR_CAP_SOCKET_POWER | BR_CAP_GFX_CLOCK | BR_CAP_MEM_CLOCK |
                  BR_CAP_HOTSPOT_TEMP | BR_CAP_MEM_TEMP;
     if (m.has_energy) {
@@ -326,6 +327,7 @@ static int open_hwmon(struct br_sampler_dev *d, const char *devdir, struct br_de
     }
     info->source = hw;
     info->detail = xstrdup("hwmon");
+    info->gfx_clock = "xcc0_sclk";
     info->energy_resolution_J = NAN;
     return 0;
 }

@@ -451,6 +451,7 @@ static struct br_sampler_dev *nvml_open(int index, const struct br_open_opts *op
     pthread_mutex_init(&d->mu, NULL);
     info->pci_bus_id = xstrdup(g[pos].busid);
     info->source = xstrdup("libnvidia-ml.so.1");
+    info->gfx_clock = "sm_clock";
     info->detail = xstrdup(g[pos].uuid[0] ? g[pos].uuid : "unknown");
     info->energy_resolution_J = NAN;
     free(g);

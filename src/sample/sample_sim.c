@@ -43,6 +43,7 @@ static struct br_sampler_dev *sim_open(int index, const struct br_open_opts *opt
                  BR_CAP_HOTSPOT_TEMP | BR_CAP_MEM_TEMP | BR_CAP_SOURCE_TIME;
     info->source = xstrdup("sim");
     info->detail = xstrdup("synthetic");
+    info->gfx_clock = "synthetic";
     info->energy_resolution_J = 0.0;
     return d;
 }

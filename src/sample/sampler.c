@@ -186,8 +186,9 @@ static void metadata_line(struct strbuf *sb, const struct br_sampler_config *cfg
             sb_addf(sb, "%s%s", first ? "" : ",", cap_names[i]);
             first = false;
         }
-    sb_adds(sb, " gfx_clock=mean_over_xcc inst_power=energy_delta_over_source_time"
-                " missing=nan\n" BR_TELEMETRY_HEADER "\n");
+    add_kv(sb, "gfx_clock", g->info.gfx_clock);
+    sb_adds(sb, " inst_power=energy_delta_over_source_time missing=nan\n"
+                BR_TELEMETRY_HEADER "\n");
 }
 
 static int open_gpu(const struct br_sampler_config *cfg, struct br_gpu_out *g, int gpu)
