@@ -1379,23 +1379,46 @@ static int parse_args(struct gen *g, int argc, char **argv)
     return 0;
 }
 
+static void gen_release(struct gen *g)
+{
+    for (int p = 0; p < g->npass; p++) {
+        for (int c = 0; c < g->pass[p].nctr; c++)
+            free(g->pass[p].ctr[c]);
+        free(g->pass[p].ctr);
+        free(g->pass[p].name);
+    }
+    for (int i = 0; g->k && i < g->nkern; i++)
+        free(g->k[i].name);
+    for (int i = 0; i < g->ndrop_pass; i++)
+        free(g->drop_pass[i]);
+    for (int i = 0; i < g->ndrop_ctr; i++)
+        free(g->drop_ctr[i]);
+    free(g->drop_pass);
+    free(g->drop_ctr);
+    free(g->k);
+}
+
 int main(int argc, char **argv)
 {
     struct gen g = { .layout = L7X, .nkern = 8, .launches = 400, .procs = 1, .seed = 1,
                      .clock = 1700, .unprof = 0.8, .tag = "gen" };
-    if (parse_args(&g, argc, argv) != 0)
+    if (parse_args(&g, argc, argv) != 0) {
+        gen_release(&g);
         return 2;
+    }
     if (g.pmc_clock == 0)
         g.pmc_clock = g.clock;
     if (g.gpus == 0)
         g.gpus = g.procs;
-    if (g.counters_file ? json_pass_set(&g, g.counters_file) != 0 : (default_pass_set(&g), 0))
-        return 1;
-    if (first_written_pass(&g) < 0)
-        return br_error("every pass is dropped"), 1;
-    make_kernels(&g);
-    plan_launches(&g);
-    if (write_pmc(&g) != 0 || (g.power_dir && write_power(&g) != 0) || write_expected(&g) != 0)
-        return 1;
-    return 0;
+    int rc = g.counters_file ? json_pass_set(&g, g.counters_file) : (default_pass_set(&g), 0);
+    if (rc == 0 && first_written_pass(&g) < 0)
+        rc = br_error("every pass is dropped");
+    if (rc == 0) {
+        make_kernels(&g);
+        plan_launches(&g);
+        if (write_pmc(&g) != 0 || (g.power_dir && write_power(&g) != 0) || write_expected(&g) != 0)
+            rc = -1;
+    }
+    gen_release(&g);
+    return rc == 0 ? 0 : 1;
 }
