@@ -125,6 +125,10 @@ const struct br_sampler_ops *br_sampler_auto(void);
  * Caller frees. */
 char *br_sysfs_path(const char *path);
 
+/* PCI address ("0000:05:00.0") of AMD GPU `index` in ROCR/HIP numbering
+ * (sample_amdgpu.c); NULL with an error. Used by the amd-smi backend. */
+char *br_amdgpu_pci_of(int index);
+
 /* Parses a visible-devices list ("0,2,3"); returns the count, -1 on error.
  * Entries that are not integers are returned as -1 in out. */
 int br_parse_index_list(const char *s, int **out);

@@ -219,6 +219,21 @@ static int list_visible(struct amd_gpu **g, size_t *n)
     return 0;
 }
 
+char *br_amdgpu_pci_of(int index)
+{
+    struct amd_gpu *g = NULL;
+    size_t n = 0;
+    if (list_visible(&g, &n) != 0)
+        return NULL;
+    char *pci = NULL;
+    if (index >= 0 && (size_t)index < n && g[index].pci)
+        pci = xstrdup(g[index].pci);
+    else
+        br_error("sample: no AMD GPU with index %d and a PCI address (%zu visible)", index, n);
+    gpus_free(g, n);
+    return pci;
+}
+
 static int amdgpu_probe(char **why)
 {
     struct amd_gpu *g = NULL;
