@@ -50,6 +50,7 @@ struct br_telem {
     size_t ncols;
     int *plan;                     /* per column: PLAN_*, or a value index */
     int *plan_extra;               /* per column: extra slot or -1 */
+    size_t last_parsed;            /* highest column index that is parsed */
     double *extra;
     size_t nextra;
 };
@@ -119,7 +120,7 @@ static const double pow10_exact[23] = {
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-static void trim(const char **s, const char **e)
+static inline void trim(const char **s, const char **e)
 {
     while (*s < *e && is_blank(**s))
         (*s)++;
@@ -149,28 +150,57 @@ static int parse_slow(const char *s, const char *e, double *out)
     return rc;
 }
 
-/* Decimal grammar: [+-] digits [. digits] [(e|E) [+-] digits], at least one
- * mantissa digit; also nan/inf/infinity (any case) and an empty field (NaN).
- * Returns 0 with *out set, -1 when the text is not a number. */
-static int parse_number(const char *s, const char *e, double *out)
+/* End of the field that starts at s: the next ',' or e. */
+static inline const char *field_end(const char *s, const char *e)
 {
-    trim(&s, &e);
+    while (s < e && *s != ',')
+        s++;
+    return s;
+}
+
+/* After a value: blanks, then the field must end. The stop pointer, or NULL
+ * when something else follows. */
+static inline const char *after_value(const char *s, const char *e)
+{
+    while (s < e && is_blank(*s))
+        s++;
+    return s == e || *s == ',' ? s : NULL;
+}
+
+/* nan, inf, infinity (any case) at s. */
+static const char *scan_word(const char *s, const char *e, bool neg, double *out)
+{
+    const char *w = s;
+    while (w < e && ((*w | 0x20) >= 'a' && (*w | 0x20) <= 'z'))
+        w++;
+    if (word_eq(s, w, "nan"))
+        *out = NAN;
+    else if (word_eq(s, w, "inf") || word_eq(s, w, "infinity"))
+        *out = neg ? -INFINITY : INFINITY;
+    else
+        return NULL;
+    return after_value(w, e);
+}
+
+/* Parses the number of the field starting at s (the line ends at e).
+ * Decimal grammar: [+-] digits [. digits] [(e|E) [+-] digits], at least one
+ * mantissa digit; also nan/inf/infinity (any case) and an empty field (NaN);
+ * blanks around it are allowed. Returns the field's end (',' or e) with *out
+ * set, or NULL when the field is not a number. */
+static const char *scan_number(const char *s, const char *e, double *out)
+{
+    while (s < e && is_blank(*s))
+        s++;
     const char *start = s;
     bool neg = s < e && *s == '-';
     if (s < e && (*s == '-' || *s == '+'))
         s++;
-    if (s == e) {
+    if (s == e || *s == ',' || is_blank(*s)) {
         *out = NAN;
-        return s == start ? 0 : -1;
+        return s == start ? after_value(s, e) : NULL;
     }
-    if (word_eq(s, e, "nan")) {
-        *out = NAN;
-        return 0;
-    }
-    if (word_eq(s, e, "inf") || word_eq(s, e, "infinity")) {
-        *out = neg ? -INFINITY : INFINITY;
-        return 0;
-    }
+    if (*s == 'n' || *s == 'N' || *s == 'i' || *s == 'I')
+        return scan_word(s, e, neg, out);
     uint64_t m = 0;
     int sig = 0, dexp = 0, ndig = 0;
     bool many = false;                 /* more than 19 significant digits */
@@ -195,49 +225,53 @@ static int parse_number(const char *s, const char *e, double *out)
         }
     }
     if (ndig == 0)
-        return -1;
+        return NULL;
     if (s < e && (*s == 'e' || *s == 'E')) {
         s++;
         bool eneg = s < e && *s == '-';
         if (s < e && (*s == '-' || *s == '+'))
             s++;
-        if (s == e)
-            return -1;
+        if (s == e || *s < '0' || *s > '9')
+            return NULL;
         long x = 0;
         for (; s < e && *s >= '0' && *s <= '9'; s++)
             x = x < 100000 ? x * 10 + (*s - '0') : x;
         dexp += (int)(eneg ? -x : x);
     }
-    if (s != e)
-        return -1;
+    const char *stop = after_value(s, e);
+    if (!stop)
+        return NULL;
     if (m == 0) {
         *out = neg ? -0.0 : 0.0;
-        return 0;
+    } else if (many || m > (1ULL << 53) || dexp < -22 || dexp > 22) {
+        if (parse_slow(start, s, out) != 0)
+            return NULL;
+    } else {
+        double v = (double)m;
+        v = dexp < 0 ? v / pow10_exact[-dexp] : v * pow10_exact[dexp];
+        *out = neg ? -v : v;
     }
-    if (many || m > (1ULL << 53) || dexp < -22 || dexp > 22)
-        return parse_slow(start, e, out);
-    double v = (double)m;
-    v = dexp < 0 ? v / pow10_exact[-dexp] : v * pow10_exact[dexp];
-    *out = neg ? -v : v;
-    return 0;
+    return stop;
 }
 
-/* Non-negative decimal integer that fits int64. */
-static int parse_int64(const char *s, const char *e, int64_t *out)
+/* Non-negative decimal integer that fits int64, as scan_number. Up to 18
+ * digits cannot overflow (10^18 < 2^63), so only longer ones are checked. */
+static const char *scan_int64(const char *s, const char *e, int64_t *out)
 {
-    trim(&s, &e);
-    if (s == e)
-        return -1;
+    while (s < e && is_blank(*s))
+        s++;
+    const char *start = s;
     uint64_t v = 0;
-    for (; s < e; s++) {
-        if (*s < '0' || *s > '9' || v > (uint64_t)INT64_MAX / 10)
-            return -1;
+    for (; s < e && *s >= '0' && *s <= '9'; s++) {
+        if (s - start >= 18 && (v > (uint64_t)INT64_MAX / 10 ||
+                                v * 10 + (uint64_t)(*s - '0') > (uint64_t)INT64_MAX))
+            return NULL;
         v = v * 10 + (uint64_t)(*s - '0');
-        if (v > (uint64_t)INT64_MAX)
-            return -1;
     }
+    if (s == start)
+        return NULL;
     *out = (int64_t)v;
-    return 0;
+    return after_value(s, e);
 }
 
 /* ---- metadata and header ----------------------------------------------- */
@@ -340,7 +374,11 @@ static int plan_columns(struct br_telem *t)
             return br_error_at(t->name, t->line, 0, "missing column '%s' in the header",
                                br_telem_value_names[v]);
         t->plan[c] = v;
+        if ((size_t)c > t->last_parsed)
+            t->last_parsed = (size_t)c;
     }
+    if ((size_t)ts > t->last_parsed)
+        t->last_parsed = (size_t)ts;
     return 0;
 }
 
@@ -462,53 +500,92 @@ int br_telem_want(struct br_telem *t, const char *name)
     if (t->plan_extra[c] >= 0)
         return t->plan_extra[c];
     t->plan_extra[c] = (int)t->nextra;
+    if ((size_t)c > t->last_parsed)
+        t->last_parsed = (size_t)c;
     t->extra = xrealloc(t->extra, (t->nextra + 1) * sizeof(*t->extra));
     t->extra[t->nextra] = NAN;
     return (int)t->nextra++;
 }
 
-/* One field of a row into *row according to the column plan. */
-static int store_field(struct br_telem *t, size_t col, const char *f, const char *fe,
+/* One parsed field of a row into *row according to the column plan;
+ * *s moves from the field start to its end (',' or e). */
+static int store_field(struct br_telem *t, size_t col, const char **s, const char *e,
                        struct br_telem_row *row)
 {
+    const char *f = *s, *stop;
     int p = t->plan[col], x = t->plan_extra[col];
-    if (p == PLAN_SKIP && x < 0)
-        return 0;
     if (p == PLAN_TIME) {
-        if (parse_int64(f, fe, &row->timestamp_ns) == 0)
+        stop = scan_int64(f, e, &row->timestamp_ns);
+        if (stop) {
+            *s = stop;
             return 0;
+        }
+        const char *fe = field_end(f, e);
         return br_error_at(t->name, t->line, 0, "column '%s': expected a non-negative "
                            "integer (ns), found '%.*s'", t->cols[col], (int)(fe - f), f);
     }
     double v;
-    if (parse_number(f, fe, &v) != 0)
+    stop = scan_number(f, e, &v);
+    if (!stop) {
+        const char *fe = field_end(f, e);
         return br_error_at(t->name, t->line, 0, "column '%s': expected a number or nan, "
                            "found '%.*s'", t->cols[col], (int)(fe - f), f);
+    }
     if (p >= 0)
         row->v[p] = v;
     if (x >= 0)
         t->extra[x] = v;
+    *s = stop;
     return 0;
 }
 
-/* Splits one data line over the plan; checks the field count. */
+/* Number of ',' in [s, e), 8 bytes at a time: in x = word ^ ",,,,,,,,", a
+ * byte is zero exactly where the word held ','; ~(((x & 0x7F..) + 0x7F..) |
+ * x | 0x7F..) has the top bit set in exactly those bytes (the exact form of
+ * the "has zero byte" test, S. E. Anderson, Bit Twiddling Hacks); a multiply
+ * by 0x0101.. sums the 0/1 bytes into the top byte (at most 8: no carry). */
+static size_t count_commas(const char *s, const char *e)
+{
+    const uint64_t ones7 = 0x7F7F7F7F7F7F7F7FULL, commas = 0x2C2C2C2C2C2C2C2CULL;
+    size_t n = 0;
+    for (; e - s >= 8; s += 8) {
+        uint64_t w;
+        memcpy(&w, s, sizeof(w));
+        uint64_t x = w ^ commas;
+        uint64_t hit = ~(((x & ones7) + ones7) | x | ones7) >> 7;   /* 0x01 per ',' */
+        n += (size_t)((hit * 0x0101010101010101ULL) >> 56);       /* sum of the bytes */
+    }
+    for (; s < e; s++)
+        n += *s == ',';
+    return n;
+}
+
+/* Splits one data line over the plan (parsing stops after the last column
+ * asked for; the rest is only counted); checks the field count. */
 static int parse_row(struct br_telem *t, const char *s, const char *e, struct br_telem_row *row)
 {
     size_t col = 0;
-    for (;;) {
-        const char *f = s;
-        const char *c = memchr(s, ',', (size_t)(e - s));
-        const char *fe = c ? c : e;
-        if (col < t->ncols && store_field(t, col, f, fe, row) != 0)
-            return -1;
-        col++;
-        if (!c)
+    size_t nfields;
+    for (;; col++) {
+        if (col == t->last_parsed) {       /* nothing more to parse: count the rest */
+            if (store_field(t, col, &s, e, row) != 0)
+                return -1;
+            nfields = col + 1 + count_commas(s, e);
             break;
-        s = c + 1;
+        }
+        if (t->plan[col] == PLAN_SKIP && t->plan_extra[col] < 0)
+            s = field_end(s, e);
+        else if (store_field(t, col, &s, e, row) != 0)
+            return -1;
+        if (s == e) {
+            nfields = col + 1;
+            break;
+        }
+        s++;
     }
-    if (col != t->ncols)
+    if (nfields != t->ncols)
         return br_error_at(t->name, t->line, 0, "expected %zu fields as in the header, "
-                           "found %zu", t->ncols, col);
+                           "found %zu", t->ncols, nfields);
     return 0;
 }
 

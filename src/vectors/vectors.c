@@ -6,6 +6,10 @@
  * consecutive samples of each file; max and mean exact). Binning arithmetic
  * is in binning.c, the folder discovery in vectors_run.c, the JSON in
  * vectors_json.c.
+ *
+ * Files are scanned in parallel (one thread per file up to the CPU count):
+ * each thread writes only its files' vec_gpu and its own gap histogram,
+ * merged afterwards, so the result does not depend on the thread count.
  */
 #include "vectors/vectors_int.h"
 
@@ -15,18 +19,24 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum { GAP_BUCKETS = 1000000 };    /* 1 µs buckets up to 1 s; larger gaps in the last */
+enum { GAP_BUCKETS = 250000 };     /* 1 µs buckets up to 250 ms; larger gaps in the last */
+enum { MAX_THREADS = 16 };
 
 struct gap_hist {
     uint32_t *n;                   /* [GAP_BUCKETS] */
     uint64_t count;
     int64_t max_ns, sum_ns;
 };
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void vec_warn(struct vec_result *r, const char *fmt, ...)
 {
@@ -38,8 +48,10 @@ void vec_warn(struct vec_result *r, const char *fmt, ...)
     va_end(ap);
     if (!msg)
         return;
+    pthread_mutex_lock(&warn_lock);
     br_warn("%s", msg);
     json_array_append_new(r->warnings, json_string(msg));
+    pthread_mutex_unlock(&warn_lock);
     free(msg);
 }
 
@@ -118,10 +130,72 @@ static int scan_file(struct vec_result *r, struct vec_gpu *g, struct gap_hist *g
             g->used++, bin_sample(r, g->h, row.v);
     }
     g->truncated = br_telem_truncated(t);
-    if (g->truncated)
+    if (g->truncated) {
+        pthread_mutex_lock(&warn_lock);    /* printed by the reader already */
         json_array_append_new(r->warnings, json_sprintf("%s: last line cut short (killed "
                               "job?): ignored", g->file));
+        pthread_mutex_unlock(&warn_lock);
+    }
     br_telem_close(t);
+    return rc;
+}
+
+struct scan_job {
+    struct vec_result *r;
+    atomic_size_t *next;           /* shared: next file to take */
+    struct gap_hist gaps;          /* this thread's */
+    int rc;
+};
+
+static void *scan_worker(void *arg)
+{
+    struct scan_job *j = arg;
+    size_t i;
+    while ((i = atomic_fetch_add(j->next, 1)) < j->r->ngpus)
+        if (scan_file(j->r, &j->r->gpus[i], &j->gaps) != 0)
+            j->rc = -1;
+    return NULL;
+}
+
+static void gap_merge(struct gap_hist *into, const struct gap_hist *g)
+{
+    for (uint32_t b = 0; b < GAP_BUCKETS; b++)
+        into->n[b] += g->n[b];
+    into->count += g->count;
+    into->sum_ns += g->sum_ns;
+    if (g->max_ns > into->max_ns)
+        into->max_ns = g->max_ns;
+}
+
+/* Scans every file: this thread plus up to (CPUs - 1) helpers take files
+ * from a shared counter until none is left. */
+static int scan_all(struct vec_result *r, struct gap_hist *gaps)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = r->ngpus < (size_t)(ncpu > 1 ? ncpu : 1) ? r->ngpus : (size_t)ncpu;
+    nt = nt > MAX_THREADS ? MAX_THREADS : nt < 1 ? 1 : nt;
+    atomic_size_t next = 0;
+    struct scan_job job[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    size_t started = 1;
+    job[0] = (struct scan_job){ .r = r, .next = &next, .gaps = *gaps };
+    for (; started < nt; started++) {
+        job[started] = (struct scan_job){ .r = r, .next = &next,
+                                          .gaps.n = xcalloc(GAP_BUCKETS, sizeof(uint32_t)) };
+        if (pthread_create(&tid[started], NULL, scan_worker, &job[started]) != 0) {
+            free(job[started].gaps.n);
+            break;                         /* fewer helpers; the counter shares the work */
+        }
+    }
+    scan_worker(&job[0]);
+    int rc = job[0].rc;
+    for (size_t k = 1; k < started; k++) {
+        pthread_join(tid[k], NULL);
+        gap_merge(&job[0].gaps, &job[k].gaps);
+        rc = job[k].rc ? -1 : rc;
+        free(job[k].gaps.n);
+    }
+    *gaps = job[0].gaps;
     return rc;
 }
 
@@ -230,9 +304,7 @@ int vec_compute(const struct vec_opts *o, struct vec_result *r)
     if (vec_find_gpus(r) != 0 || vec_find_tdp(o, r) != 0 || vec_find_window(o, r) != 0)
         return -1;
     struct gap_hist gaps = { .n = xcalloc(GAP_BUCKETS, sizeof(uint32_t)) };
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < r->ngpus; i++)
-        rc = scan_file(r, &r->gpus[i], &gaps);
+    int rc = scan_all(r, &gaps);
     if (rc == 0) {
         pool(r);
         interval_stats(r, &gaps);
