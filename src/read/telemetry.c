@@ -287,8 +287,19 @@ static void meta_add(struct br_telem *t, const char *k, size_t kn, const char *v
 
 static bool is_meta_sep(char c) { return is_blank(c) || c == ',' || c == ';'; }
 
-/* key=value pairs; a value may be double-quoted to hold separators. Words
- * without '=' (e.g. a tool name) are ignored. */
+/* True when the word at s (up to a separator) is a key=value pair. */
+static bool next_is_pair(const char *s, const char *e)
+{
+    for (; s < e && !is_meta_sep(*s); s++)
+        if (*s == '=')
+            return true;
+    return false;
+}
+
+/* key=value pairs separated by blanks, ';' or ','; a ',' followed by a word
+ * without '=' continues the value (a list, as the sampler's caps=a,b,c). A
+ * value may be double-quoted to hold separators. Words without '=' (e.g. a
+ * tool name) are ignored. */
 static void parse_meta(struct br_telem *t, const char *s, const char *e)
 {
     while (s < e && (*s == '#' || is_blank(*s)))
@@ -316,6 +327,9 @@ static void parse_meta(struct br_telem *t, const char *s, const char *e)
         } else {
             while (s < e && !is_meta_sep(*s))
                 s++;
+            while (s < e && *s == ',' && !next_is_pair(s + 1, e))
+                for (s++; s < e && !is_meta_sep(*s); s++)
+                    ;                      /* a list value: caps=a,b,c */
             ve = s;
         }
         meta_add(t, k, (size_t)(ke - k), v, (size_t)(ve - v));

@@ -3,7 +3,8 @@
  * File layout (written by `benchrun sample`, seed-compatible):
  *   line 1  metadata: key=value pairs separated by blanks, commas or semicolons,
  *           optionally after a leading '#' (device, interval, backend, energy
- *           resolution, clock, ...). A file whose first line is already the
+ *           resolution, clock, ...); a list value keeps its commas
+ *           (caps=socket_power,energy). A file whose first line is already the
  *           header (starts with "timestamp_ns") is accepted with no metadata.
  *   line 2  header: timestamp_ns,current_socket_power_W,inst_power_W,
  *           gfx_clock_MHz,edge_temp_C,hotspot_temp_C, then any extra columns.

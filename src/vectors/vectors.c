@@ -301,6 +301,7 @@ int vec_compute(const struct vec_opts *o, struct vec_result *r)
     vec_read_run_info(r);
     set_label(o, r);
     vec_read_clock_ref(r);
+    vec_read_sampler_reports(r);
     if (vec_find_gpus(r) != 0 || vec_find_tdp(o, r) != 0 || vec_find_window(o, r) != 0)
         return -1;
     struct gap_hist gaps = { .n = xcalloc(GAP_BUCKETS, sizeof(uint32_t)) };
@@ -350,6 +351,7 @@ void vec_result_release(struct vec_result *r)
     free(r->gpu_name), free(r->tdp_source), free(r->run_info_file);
     json_decref(r->run_info);
     json_decref(r->clock_ref);
+    json_decref(r->sampler_reports);
     json_decref(r->warnings);
     memset(r, 0, sizeof(*r));
 }

@@ -11,6 +11,8 @@ int vec_find_gpus(struct vec_result *r);
 void vec_read_run_info(struct vec_result *r);
 /* clock_ref.txt -> r->clock_ref (absent: NULL). */
 void vec_read_clock_ref(struct vec_result *r);
+/* sampler_*.json (the sampler's own summary) -> r->sampler_reports. */
+void vec_read_sampler_reports(struct vec_result *r);
 /* Arch and TDP (--tdp, else the arch profile's tdp_W). 0 or -1 (printed). */
 int vec_find_tdp(const struct vec_opts *o, struct vec_result *r);
 /* Kernel window from the run's kernel traces. 0 or -1 (printed). */

@@ -121,6 +121,8 @@ static void write_sampling(struct jsonw *w, const struct vec_result *r)
     jw_knum(w, "mean", iv->mean_ms);
     jw_knum(w, "resolution", 0.001);
     jw_obj_end(w);
+    jw_key(w, "sampler_reports");
+    r->sampler_reports ? jw_json(w, r->sampler_reports) : jw_null(w);
     jw_obj_end(w);
 }
 

@@ -7,8 +7,9 @@
  * profiling_result_<prefix>_<node>_<gpu>.csv with --node (issue 4); the
  * NVIDIA driver's own samples go to ..._<gpu>_driver_power.csv, which is not
  * a telemetry CSV of METRICS.md §10 and is skipped. The GPU index is the last
- * "_<digits>" of the name; a node name comes from the metadata key "node",
- * else from what remains after the common prefix (the tag) of all files.
+ * "_<digits>" of the name; a node name comes from the metadata key "node"
+ * (the sampler writes node=none on one node), else from what remains after
+ * the common prefix (the tag) of all files.
  */
 #include "vectors/vectors_int.h"
 
@@ -115,19 +116,26 @@ static const char *meta_str(json_t *meta, const char *key)
     return v && *v ? v : NULL;
 }
 
+/* The sampler writes node=none on a single-node run. */
+static const char *meta_node(json_t *meta)
+{
+    const char *v = meta_str(meta, "node");
+    return v && strcmp(v, "none") != 0 ? v : NULL;
+}
+
 /* Node name of every file: metadata "node", else what follows the tag. */
 static void name_nodes(struct vec_result *r, char **rests)
 {
     size_t tl = common_tag_len(rests, r->ngpus);
     for (size_t i = 0; i < r->ngpus; i++) {
         struct vec_gpu *g = &r->gpus[i];
-        const char *m = meta_str(g->meta, "node");
+        const char *m = meta_node(g->meta);
         const char *rest = rests[i] + tl;
         if (*rest == '_')
             rest++;
         if (m)
             g->node = xstrdup(m);
-        else if (*rest)
+        else if (*rest && !json_object_get(g->meta, "node"))
             g->node = xstrdup(rest);
         g->suffix = g->node ? xasprintf("%s_gpu%d", g->node, g->gpu) : xasprintf("gpu%d", g->gpu);
     }
@@ -253,6 +261,29 @@ void vec_read_clock_ref(struct vec_result *r)
         r->clock_ref = parse_kv_text(text);
     free(text);
     free(p);
+}
+
+void vec_read_sampler_reports(struct vec_result *r)
+{
+    DIR *d = opendir(r->prof_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "sampler_", 8) != 0 || !ends_with(e->d_name, ".json"))
+            continue;
+        char *p = fs_path_join(r->prof_dir, e->d_name);
+        json_error_t err;
+        json_t *j = json_load_file(p, 0, &err);
+        if (!j)
+            vec_warn(r, "%s:%d: not valid JSON (%s): ignored", p, err.line, err.text);
+        else {
+            if (!r->sampler_reports)
+                r->sampler_reports = json_object();
+            json_object_set_new(r->sampler_reports, e->d_name, j);
+        }
+        free(p);
+    }
+    if (d)
+        closedir(d);
 }
 
 /* ---- architecture and TDP ---------------------------------------------------- */

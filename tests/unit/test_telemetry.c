@@ -104,6 +104,34 @@ static void test_basic(void **state)
     assert_string_equal(g_msgs.buf, "");
 }
 
+/* The metadata line `benchrun sample` writes (src/sample/sampler.c). */
+static void test_sampler_metadata(void **state)
+{
+    (void)state;
+    struct br_telem *t = open_str(
+        "benchrun_telemetry=1 device=3 backend=sim interval_ms=1.000000 "
+        "energy_resolution_J=1.52587890625e-05 clock=CLOCK_BOOTTIME source=sim pci=unknown "
+        "detail=x prefix=lammps node=none caps=socket_power,energy,gfx_clock gfx_clock=mean "
+        "inst_power=energy_delta_over_source_time missing=nan\n" HDR "\n");
+    assert_non_null(t);
+    assert_string_equal(br_telem_meta(t, "device"), "3");
+    assert_string_equal(br_telem_meta(t, "interval_ms"), "1.000000");
+    assert_string_equal(br_telem_meta(t, "caps"), "socket_power,energy,gfx_clock");
+    assert_string_equal(br_telem_meta(t, "gfx_clock"), "mean");
+    assert_string_equal(br_telem_meta(t, "missing"), "nan");
+    assert_int_equal(br_telem_meta_count(t), 15);
+    br_telem_close(t);
+    t = open_str("a=1,b=2;c=3 d=\"x y\" =z w e=\n" HDR "\n");
+    assert_non_null(t);
+    assert_string_equal(br_telem_meta(t, "a"), "1");
+    assert_string_equal(br_telem_meta(t, "b"), "2");
+    assert_string_equal(br_telem_meta(t, "c"), "3");
+    assert_string_equal(br_telem_meta(t, "d"), "x y");
+    assert_string_equal(br_telem_meta(t, "e"), "");
+    assert_int_equal(br_telem_meta_count(t), 5);
+    br_telem_close(t);
+}
+
 static void test_no_metadata_reordered(void **state)
 {
     (void)state;
@@ -291,6 +319,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_basic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sampler_metadata, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_metadata_reordered, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
