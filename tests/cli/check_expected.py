@@ -10,7 +10,8 @@ TOTAL row of per_kernel_metrics.csv and summary.json "whole_run"):
   - null: the cell is empty (or the key null/absent);
   - a string (bound labels, dominant precision): equal.
 Every regex of expected "expect_warnings" must match one summary.json
-checks.warnings entry. Standard library only (python3 >= 3.6; no numpy).
+checks.warnings entry; top_kernels.csv must list expected "top_kernels" in
+order (the fewest kernels by power-run time share reaching 90%). Standard library only (python3 >= 3.6; no numpy).
 Exit status 0 when everything matches, 1 otherwise (mismatches listed).
 """
 import csv
@@ -114,6 +115,12 @@ def main():
         chk.compared += 1
         if not any(re.search(rx, w) for w in warnings):
             chk.bad.append("no warning matches /%s/ (warnings: %s)" % (rx, warnings))
+    if "top_kernels" in exp and "top_kernels" not in opts["skip"]:
+        chk.compared += 1
+        top = list(csv.DictReader(open(adir + "/top_kernels.csv", newline="")))
+        got = [r.get("kernel_full_name") for r in top if r.get("kernel") != "TOTAL"]
+        if got != exp["top_kernels"]:
+            chk.bad.append("top_kernels.csv lists %s, expected %s" % (got, exp["top_kernels"]))
     if len(rows) != len(exp["kernels"]) + 1:
         chk.bad.append("per_kernel_metrics.csv has %d rows, expected %d kernels + TOTAL"
                        % (len(rows), len(exp["kernels"])))

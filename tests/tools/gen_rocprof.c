@@ -330,7 +330,8 @@ static void kern_attrs(struct kern *k, int kind, uint64_t *r, bool layout_has_ag
     const int *w = wgs[rng_int(r, 0, 5)];
     memcpy(k->wg, w, sizeof(k->wg));
     k->vgpr = 8 * rng_int(r, 2, 24);
-    k->agpr = (layout_has_agpr && (kind == 4 || kind == 5)) ? 4 * rng_int(r, 8, 32) : 0;
+    int agpr = 4 * rng_int(r, 8, 32);      /* drawn always: same mix in every layout */
+    k->agpr = (layout_has_agpr && (kind == 4 || kind == 5)) ? agpr : 0;
     k->sgpr = 16 * rng_int(r, 1, 6);
     k->lds = kind % 3 == 0 ? 512 * rng_int(r, 1, 64) : 0;
     k->scratch = kind == 1 ? 1024 : 0;
@@ -1227,6 +1228,35 @@ static json_t *expect_warnings(const struct gen *g)
     return w;
 }
 
+/* Power-run time shares in descending order: cumulative share per kernel
+ * (top_share_pct), and the fewest kernels reaching pct (top_kernels.csv). */
+static json_t *expect_top(const struct gen *g, json_t *kernels, double pct, double *top_total)
+{
+    int n = g->nkern, *idx = xcalloc((size_t)n, sizeof(int));
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    for (int i = 1; i < n; i++)            /* insertion sort by unprofiled time, descending */
+        for (int j = i; j > 0 && g->k[idx[j]].unprof_dsum > g->k[idx[j - 1]].unprof_dsum; j--) {
+            int t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t;
+        }
+    double all = 0, cum = 0;
+    for (int i = 0; i < n; i++)
+        all += (double)g->k[i].unprof_dsum;
+    json_t *top = json_array();
+    *top_total = NAN;
+    for (int r = 0; r < n; r++) {
+        cum += 100 * (double)g->k[idx[r]].unprof_dsum / all;
+        put(json_array_get(kernels, (size_t)idx[r]), "top_share_pct", cum);
+        if (isnan(*top_total)) {
+            json_array_append_new(top, json_string(g->k[idx[r]].name));
+            if (cum >= pct)
+                *top_total = cum;
+        }
+    }
+    free(idx);
+    return top;
+}
+
 static const char *layout_name(enum layout l)
 {
     static const char *const n[] = { "6.2", "6.3", "6.4", "7.x" };
@@ -1244,8 +1274,15 @@ static int write_expected(const struct gen *g)
         "generated test data (tests/tools/gen_rocprof.c): expected values from the hidden rates"));
     json_object_set_new(root, "layout", json_string(layout_name(g->layout)));
     json_object_set_new(root, "processes", json_integer(g->procs));
-    json_object_set_new(root, "kernels", expect_kernels(g, pass_of, have, &useful));
-    json_object_set_new(root, "whole_run", expect_whole(g, pass_of, have, useful));
+    json_t *kernels = expect_kernels(g, pass_of, have, &useful);
+    json_t *whole = expect_whole(g, pass_of, have, useful);
+    if (g->power_dir) {
+        double top_total;
+        json_object_set_new(root, "top_kernels", expect_top(g, kernels, 90.0, &top_total));
+        put(whole, "top_share_pct", top_total);
+    }
+    json_object_set_new(root, "kernels", kernels);
+    json_object_set_new(root, "whole_run", whole);
     json_object_set_new(root, "clock", json_pack("{s:s, s:f}", "source",
                         g->power_dir ? "telemetry" : "counters",
                         "clock_MHz", g->power_dir ? g->sampled_clock : g->pmc_clock));
