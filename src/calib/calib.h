@@ -1,0 +1,167 @@
+/* calib.h - known-answer calibration: kernel parameters, expected values,
+ * checks of an analysis against them, and the measured-vs-expected table.
+ *
+ * The kernels live in share/benchrun/calibrate/calib.cu; this module computes
+ * what they must produce from the same parameters (br_calib_params -> the
+ * program's key=value arguments), never from a run. `benchrun calibrate`
+ * (src/cli/cmd_calibrate.c) builds and runs them through the real stages; the
+ * functions here only read files, so CI tests them without a GPU.
+ *
+ * Tolerances (issue 5): FLOPs ±0.1 %, DRAM bytes ±2 %, lanes active ±1 point,
+ * achieved occupancy within the kernel's register limit, bound labels equal,
+ * long-kernel power rise within one telemetry period of its start.
+ */
+#ifndef BR_CALIB_H
+#define BR_CALIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/strv.h"
+
+/* The program's parameters (calib.cu `struct params`, same names). */
+struct br_calib_params {
+    long n;             /* stream arrays: doubles per array */
+    long stream_reps;   /* launches of calib_copy and of calib_triad */
+    long fma_blocks, fma_threads, fma_iters, fma_reps;
+    long gemm_n, gemm_reps;   /* cuBLAS M = N = K, launches of each GEMM */
+    long long_ms, idle_ms;    /* long kernel duration, idle GPU before and after */
+    long flush_mib;           /* L2 flush buffer */
+    int warp;                 /* lanes per warp/wavefront: 32 NVIDIA, 64 AMD */
+    bool issued_flops;        /* AMD: VALU FLOP counters count every lane issued */
+};
+
+/* Defaults for "nvidia" or "amd" (sizes fit any 40+ GB GPU; a few s of run). */
+void br_calib_params_default(struct br_calib_params *p, const char *vendor);
+/* Appends the program's arguments ("n=134217728", ...) to out. */
+void br_calib_params_argv(const struct br_calib_params *p, struct strv *out);
+
+enum br_calib_how {
+    BR_CALIB_REL,     /* |m - v| <= tol * |v| */
+    BR_CALIB_ABS,     /* |m - v| <= tol */
+    BR_CALIB_RANGE,   /* lo <= m <= hi */
+    BR_CALIB_LABEL,   /* string equal to label */
+};
+
+/* Which row of per_kernel_metrics.csv a check reads. */
+enum br_calib_row {
+    BR_CALIB_ROW_KERNEL,   /* kernel (or kernel_full_name) == kernel */
+    BR_CALIB_ROW_TOTAL,    /* the TOTAL row */
+    BR_CALIB_ROW_MAX_OF,   /* the non-TOTAL row with the largest value of max_col */
+};
+
+/* One expected value. Strings are static (owned by the table code). */
+struct br_calib_expect {
+    const char *check;          /* "FP64 FMA loop: FLOPs" */
+    enum br_calib_row row;
+    const char *kernel;         /* ROW_KERNEL: kernel name */
+    const char *max_col;        /* ROW_MAX_OF: column to maximize */
+    const char *const *cols;    /* candidate columns, NULL-terminated; first present is used */
+    enum br_calib_how how;
+    double value, tol;          /* REL/ABS */
+    double lo, hi;              /* RANGE */
+    const char *label;          /* LABEL */
+    const char *why;            /* where the expected value comes from */
+    bool optional;              /* a missing column is SKIP rather than MISS */
+};
+
+/* The expected values of the analysis checks for p. Returns the count; *out
+ * is allocated (free with free()). */
+size_t br_calib_expect_table(const struct br_calib_params *p, struct br_calib_expect **out);
+
+enum br_calib_status { BR_CALIB_PASS, BR_CALIB_MISS, BR_CALIB_SKIP };
+
+struct br_calib_result {
+    char *check;                /* copied */
+    char *expected;             /* "8.85837e+09 ±0.1%", "compute", "<= 25 %" */
+    char *measured;             /* "8.85837e+09 (+0.00%)", "memory", "n/a" */
+    char *source;               /* "calib_fma_f64 FP64_VALU_FLOP" or the file used */
+    enum br_calib_status status;
+    char *note;                 /* why a SKIP/MISS, or NULL */
+};
+
+struct br_calib_results {
+    size_t n, cap;
+    struct br_calib_result *v;
+};
+
+void br_calib_results_free(struct br_calib_results *r);
+/* Adds a result (all strings copied; note may be NULL). */
+void br_calib_result_add(struct br_calib_results *r, const char *check, const char *expected,
+                         const char *measured, const char *source,
+                         enum br_calib_status status, const char *note);
+
+/* Checks an analysis' per_kernel_metrics.csv against the table. 0, or -1
+ * when the file cannot be read or has no header/kernel column (printed). */
+int br_calib_check_analysis(const char *per_kernel_csv, const struct br_calib_expect *e,
+                            size_t n, struct br_calib_results *res);
+
+/* ---- power run: long kernel duration and power-rise alignment ---------- */
+
+/* Detected power step around a kernel that starts at kstart and ends at kend
+ * (ns, one clock): baseline = median over [kstart - pre, kstart), plateau =
+ * median over the kernel's second half, rise = first sample at or after
+ * kstart - pre whose value reaches baseline + (plateau - baseline) / 2. */
+struct br_calib_rise {
+    double baseline_W, plateau_W;
+    int64_t rise_ns;            /* timestamp of the rise sample; -1 none */
+    double delta_ms;            /* rise - kstart, ms (NaN when none) */
+    double period_ms;           /* the source's refresh period (median gap
+                                   between value changes), ms; NaN if unknown */
+    size_t samples;             /* samples in [kstart - pre, kend) */
+};
+
+/* Pure function over a time series (t ascending, ns; w in W, NaN skipped).
+ * Returns 0, or -1 when there are too few samples before or inside the kernel
+ * (out->rise_ns = -1). */
+int br_calib_power_rise(const int64_t *t, const double *w, size_t n, int64_t kstart,
+                        int64_t kend, int64_t pre_ns, struct br_calib_rise *out);
+/* Median gap between consecutive samples whose values differ (ms); NaN when
+ * fewer than 3 changes. With every_sample, the median gap between samples. */
+double br_calib_refresh_ms(const int64_t *t, const double *w, size_t n, bool every_sample);
+
+/* Checks the power run folder: the long kernel (kernel name long_kernel) in
+ * the kernel trace(s) under prof_dir lasts long_ms (0..+1 %), and the power
+ * rises within one period of its start in the sampler's telemetry CSV and, when
+ * present, the driver's power samples (NVML). Results appended. 0, or -1 on an
+ * unreadable folder (printed). */
+int br_calib_check_power(const char *prof_dir, const char *long_kernel, long long_ms,
+                         struct br_calib_results *res);
+
+/* ---- the run (calib_run.c) -------------------------------------------------- */
+
+struct br_calib_run {
+    const char *vendor;         /* "nvidia" or "amd" */
+    const char *outdir;         /* absolute; created */
+    const char *compiler;       /* nvcc/hipcc path; NULL: searched */
+    const char *gpu_arch;       /* "sm_90", "gfx942"; NULL: detected, else sm_90/gfx942 */
+    const char *counters;       /* pmc --counters SET; NULL: the stage's default */
+    struct br_calib_params params;
+    /* filled by the steps */
+    char *exe, *conf, *pmc_dir, *prof_dir;
+};
+
+/* Compiles share/benchrun/calibrate/calib.cu into OUTDIR/bin/calib (nvcc for
+ * NVIDIA with -arch, hipcc for AMD), log in OUTDIR/logs/build.log. 0/-1. */
+int br_calib_build(struct br_calib_run *r);
+/* Writes OUTDIR/calibrate.conf (a seed workload.conf running the program
+ * with the parameters, results under OUTDIR/results). 0/-1. */
+int br_calib_write_conf(struct br_calib_run *r);
+/* Runs `<this benchrun> plain|pmc|power CONF` and `analyze PMC --power PROF`,
+ * each logged to OUTDIR/logs/<stage>.log; one result row per stage (exit 0
+ * expected). Fills pmc_dir/prof_dir. 0 when every stage ran (whatever its
+ * status), -1 when one could not be started. */
+int br_calib_stages(struct br_calib_run *r, struct br_calib_results *res);
+void br_calib_run_release(struct br_calib_run *r);
+
+/* ---- output ------------------------------------------------------------- */
+
+/* The table: check | expected | measured | status (| note). Returns misses. */
+size_t br_calib_print(FILE *fp, const struct br_calib_results *r);
+/* Same as Markdown (for calibration.md and the README). */
+void br_calib_print_md(FILE *fp, const struct br_calib_results *r);
+size_t br_calib_misses(const struct br_calib_results *r);
+
+#endif

@@ -1,0 +1,200 @@
+/* calib_expect.c - calibration kernel parameters and the values they must give.
+ *
+ * Owns: the default parameters, the program's argv, and the expected-value
+ * table. Every number is the arithmetic of share/benchrun/calibrate/calib.cu
+ * (see the kernel comments there): bytes = elements x 8 B per array touched,
+ * FLOPs = threads x FMAs per thread x 2, GEMM FLOPs = 2·M·N·K. Occupancy
+ * limits: NVIDIA Hopper has 65536 registers and 64 warps per SM; a 256-thread
+ * block at 128 registers/thread uses 32768, so 2 blocks = 16 warps fit (25 %).
+ * AMD gfx942: 512 VGPRs per SIMD lane, 128 VGPRs -> 4 waves/SIMD = 16 waves/CU
+ * of 32 (50 %) (METRICS.md §4). Units: bytes, FLOPs, percent.
+ * SPDX-License-Identifier: MIT
+ */
+#include "calib/calib.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+void br_calib_params_default(struct br_calib_params *p, const char *vendor)
+{
+    bool amd = vendor && strcmp(vendor, "amd") == 0;
+    *p = (struct br_calib_params){
+        .n = 1L << 27,          /* 1 GiB per array: 18x the H200's 50 MiB L2 */
+        .stream_reps = 8,       /* leftover dirty L2 lines < 1 % of 8 GiB */
+        .fma_blocks = 1056,     /* 8 blocks x 132 SMs: one full wave on an H200 */
+        .fma_threads = 256,
+        .fma_iters = 4096,
+        .fma_reps = 4,
+        .gemm_n = 8192,         /* multiple of every cuBLAS tile: no padding */
+        .gemm_reps = 3,
+        .long_ms = 1000,
+        .idle_ms = 300,
+        .flush_mib = 256,
+        .warp = amd ? 64 : 32,
+        .issued_flops = amd,
+    };
+}
+
+void br_calib_params_argv(const struct br_calib_params *p, struct strv *out)
+{
+    const struct { const char *k; long v; } kv[] = {
+        { "n", p->n }, { "stream_reps", p->stream_reps }, { "fma_blocks", p->fma_blocks },
+        { "fma_threads", p->fma_threads }, { "fma_iters", p->fma_iters },
+        { "fma_reps", p->fma_reps }, { "gemm_n", p->gemm_n }, { "gemm_reps", p->gemm_reps },
+        { "long_ms", p->long_ms }, { "idle_ms", p->idle_ms }, { "flush_mib", p->flush_mib },
+    };
+    for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+        strv_pushf(out, "%s=%ld", kv[i].k, kv[i].v);
+}
+
+/* Column candidates: the NVIDIA profile may name tensor-core FLOPs either way. */
+static const char *const c_rd[] = { "mem_read_bytes", NULL };
+static const char *const c_wr[] = { "mem_write_bytes", NULL };
+static const char *const c_bound[] = { "bound_mix", "bound", NULL };
+static const char *const c_fp64[] = { "FP64_VALU_FLOP", "FP64_FLOP", NULL };
+static const char *const c_fp32[] = { "FP32_VALU_FLOP", "FP32_FLOP", NULL };
+static const char *const c_fp16[] = { "FP16_VALU_FLOP", NULL };
+static const char *const c_lanes[] = { "VALUUtilization_pct", NULL };
+static const char *const c_occ[] = { "Occupancy_pct", NULL };
+static const char *const c_occmax[] = { "Occupancy_of_max_pct", NULL };
+static const char *const c_maxw[] = { "max_waves_CU", NULL };
+static const char *const c_t64[] = { "FP64_TENSOR_FLOP", "FP64_MFMA_FLOP", NULL };
+static const char *const c_tbf16[] = { "BF16_TENSOR_FLOP", "BF16_MFMA_FLOP", NULL };
+
+struct tab {
+    struct br_calib_expect *v;
+    size_t n, cap;
+};
+
+static struct br_calib_expect *add(struct tab *t, const char *check, const char *kernel,
+                                   const char *const *cols, const char *why)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 32;
+        t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+    }
+    struct br_calib_expect *e = &t->v[t->n++];
+    *e = (struct br_calib_expect){ .check = check, .row = BR_CALIB_ROW_KERNEL,
+                                   .kernel = kernel, .cols = cols, .why = why };
+    return e;
+}
+
+static void rel(struct tab *t, const char *check, const char *kernel, const char *const *cols,
+                double value, double tol, const char *why)
+{
+    struct br_calib_expect *e = add(t, check, kernel, cols, why);
+    e->how = BR_CALIB_REL;
+    e->value = value;
+    e->tol = tol;
+}
+
+static void label(struct tab *t, const char *check, const char *kernel, const char *want)
+{
+    struct br_calib_expect *e = add(t, check, kernel, c_bound, "roofline of the kernel's own work");
+    e->how = BR_CALIB_LABEL;
+    e->label = want;
+}
+
+static void lanes(struct tab *t, const char *check, const char *kernel, double pct, const char *why)
+{
+    struct br_calib_expect *e = add(t, check, kernel, c_lanes, why);
+    e->how = BR_CALIB_ABS;
+    e->value = pct;
+    e->tol = 1.0;
+}
+
+static void streams(struct tab *t, const struct br_calib_params *p)
+{
+    double b = 8.0 * (double)p->n * (double)p->stream_reps;
+    rel(t, "copy: DRAM read bytes", "calib_copy", c_rd, b, 0.02, "8 B x n x launches");
+    rel(t, "copy: DRAM write bytes", "calib_copy", c_wr, b, 0.02, "8 B x n x launches");
+    label(t, "copy: bound", "calib_copy", "memory");
+    rel(t, "triad: DRAM read bytes", "calib_triad", c_rd, 2 * b, 0.02, "16 B x n x launches");
+    rel(t, "triad: DRAM write bytes", "calib_triad", c_wr, b, 0.02, "8 B x n x launches");
+    rel(t, "triad: FP64 FLOPs", "calib_triad", c_fp64,
+        2.0 * (double)p->n * (double)p->stream_reps, 0.001, "1 DFMA x n x launches");
+    label(t, "triad: bound", "calib_triad", "memory");
+}
+
+static void fma_loops(struct tab *t, const struct br_calib_params *p)
+{
+    double threads = (double)p->fma_blocks * (double)p->fma_threads * (double)p->fma_reps;
+    double flop = threads * (double)p->fma_iters * 8.0 * 2.0;
+    const char *w = "threads x iters x 8 FMA x 2 x launches";
+    rel(t, "FP64 FMA loop: FLOPs", "calib_fma_f64", c_fp64, flop, 0.001, w);
+    lanes(t, "FP64 FMA loop: lanes active %", "calib_fma_f64", 100.0, "no divergence");
+    label(t, "FP64 FMA loop: bound", "calib_fma_f64", "compute");
+    rel(t, "FP32 FMA loop: FLOPs", "calib_fma_f32", c_fp32, flop, 0.001, w);
+    lanes(t, "FP32 FMA loop: lanes active %", "calib_fma_f32", 100.0, "no divergence");
+    label(t, "FP32 FMA loop: bound", "calib_fma_f32", "compute");
+    rel(t, "FP16 FMA loop: FLOPs", "calib_fma_f16", c_fp16, flop, 0.001,
+        "threads x iters x 8 scalar fma.rn.f16 x 2 x launches");
+    label(t, "FP16 FMA loop: bound", "calib_fma_f16", "compute");
+    rel(t, "divergent loop: FP32 FLOPs", "calib_diverge", c_fp32,
+        p->issued_flops ? flop : flop / 2, 0.001,
+        p->issued_flops ? "all lanes issued (AMD counts per wave x 64)" : "half of each warp");
+    lanes(t, "divergent loop: lanes active %", "calib_diverge", 50.0, "lanes 0..W/2-1 only");
+}
+
+static void reglimit(struct tab *t, const struct br_calib_params *p)
+{
+    long iters = p->fma_iters / 16 > 0 ? p->fma_iters / 16 : 1;
+    double flop = (double)p->fma_blocks * 256.0 * (double)p->fma_reps * (double)iters * 160 * 2;
+    rel(t, "register-limited: FP32 FLOPs", "calib_reglimit", c_fp32, flop, 0.001,
+        "blocks x 256 x iters/16 x 160 FMA x 2 x launches");
+    double max_units = p->warp == 64 ? 32.0 : 64.0;     /* waves/CU or warps/SM */
+    double limit_pct = 100.0 * 16.0 / max_units;
+    struct br_calib_expect *e = add(t, "register-limited: occupancy %", "calib_reglimit", c_occ,
+                                    "16 warps (waves) of the 128-register limit");
+    e->how = BR_CALIB_RANGE;
+    e->lo = 0.5 * limit_pct;
+    e->hi = 1.01 * limit_pct;
+    e = add(t, "register-limited: max warps per SM", "calib_reglimit", c_maxw,
+            "2 blocks x 8 warps at 128 registers");
+    e->how = BR_CALIB_ABS;
+    e->value = 16.0;
+    e->tol = 0.0;
+    e->optional = true;
+    e = add(t, "register-limited: occupancy of its limit %", "calib_reglimit", c_occmax,
+            "achieved <= limit");
+    e->how = BR_CALIB_RANGE;
+    e->lo = 50.0;
+    e->hi = 101.0;
+    e->optional = true;
+}
+
+static void gemms(struct tab *t, const struct br_calib_params *p)
+{
+    double n = (double)p->gemm_n;
+    double flop = 2.0 * n * n * n * (double)p->gemm_reps;
+    struct br_calib_expect *e;
+    rel(t, "DGEMM (cuBLAS): FP64 tensor FLOPs, all kernels", NULL, c_t64, flop, 0.001,
+        "2·M·N·K x launches");
+    t->v[t->n - 1].row = BR_CALIB_ROW_TOTAL;
+    e = add(t, "DGEMM (cuBLAS): bound", NULL, c_bound, "tensor-core GEMM at n = 8192");
+    e->row = BR_CALIB_ROW_MAX_OF;
+    e->max_col = "FP64_TENSOR_FLOP|FP64_MFMA_FLOP";
+    e->how = BR_CALIB_LABEL;
+    e->label = "compute";
+    rel(t, "BF16 GEMM (cuBLAS): BF16 tensor FLOPs, all kernels", NULL, c_tbf16, flop, 0.001,
+        "2·M·N·K x launches");
+    t->v[t->n - 1].row = BR_CALIB_ROW_TOTAL;
+    e = add(t, "BF16 GEMM (cuBLAS): bound", NULL, c_bound, "tensor-core GEMM at n = 8192");
+    e->row = BR_CALIB_ROW_MAX_OF;
+    e->max_col = "BF16_TENSOR_FLOP|BF16_MFMA_FLOP";
+    e->how = BR_CALIB_LABEL;
+    e->label = "compute";
+}
+
+size_t br_calib_expect_table(const struct br_calib_params *p, struct br_calib_expect **out)
+{
+    struct tab t = { 0 };
+    streams(&t, p);
+    fma_loops(&t, p);
+    reglimit(&t, p);
+    gemms(&t, p);
+    *out = t.v;
+    return t.n;
+}

@@ -1,0 +1,327 @@
+/* calib_power.c - power-run checks of the calibration: the long kernel's
+ * duration in the kernel trace and the power rise at its start.
+ *
+ * Owns: finding one kernel's launch in the power run's kernel_trace.csv files
+ * (rocprofv3 7.x schema, also written by the CUPTI tracer; columns by name),
+ * reading a power series from the sampler's telemetry CSV (METRICS.md §10,
+ * src/read/telemetry.h) and from NVML's driver power samples
+ * (<stem>_driver_power.csv: timestamp_ns,power_W,...; src/sample/sample_nvml.c),
+ * and the step detection. All timestamps CLOCK_BOOTTIME ns: the trace and the
+ * samples share the clock, so the rise measures their alignment.
+ * Periods: NVML instant power refreshes every ~100 ms on the H200, the driver's
+ * buffered samples every ~20 ms (../shared/notes/telemetry-interfaces.md); the
+ * period used is measured from the data.
+ * SPDX-License-Identifier: MIT
+ */
+#include "calib/calib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/csv.h"
+#include "read/rocprof.h"
+#include "read/telemetry.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#define PRE_NS 250000000LL      /* baseline window before the kernel (idle_ms = 300) */
+
+/* ---- step detection (pure) ---------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Median of the non-NaN values with lo <= t < hi. */
+static double window_median(const int64_t *t, const double *w, size_t n, int64_t lo,
+                            int64_t hi, size_t *count)
+{
+    double *v = xmalloc((n ? n : 1) * sizeof(*v));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i] >= lo && t[i] < hi && !isnan(w[i]))
+            v[k++] = w[i];
+    double m = median(v, k);
+    free(v);
+    *count = k;
+    return m;
+}
+
+double br_calib_refresh_ms(const int64_t *t, const double *w, size_t n, bool every_sample)
+{
+    double *gaps = xmalloc((n ? n : 1) * sizeof(*gaps));
+    size_t k = 0;
+    int64_t last = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(w[i]))
+            continue;
+        bool change = every_sample || (i > 0 && w[i] != w[i - 1]);
+        if (last >= 0 && change)
+            gaps[k++] = (double)(t[i] - last) / 1e6;
+        if (last < 0 || change)
+            last = t[i];
+    }
+    double m = (every_sample ? k >= 1 : k >= 2) ? median(gaps, k) : NAN;
+    free(gaps);
+    return m;
+}
+
+int br_calib_power_rise(const int64_t *t, const double *w, size_t n, int64_t kstart,
+                        int64_t kend, int64_t pre_ns, struct br_calib_rise *out)
+{
+    size_t nb, np;
+    *out = (struct br_calib_rise){ .rise_ns = -1, .delta_ms = NAN };
+    out->baseline_W = window_median(t, w, n, kstart - pre_ns, kstart, &nb);
+    out->plateau_W = window_median(t, w, n, kstart + (kend - kstart) / 2, kend, &np);
+    for (size_t i = 0; i < n; i++)
+        out->samples += t[i] >= kstart - pre_ns && t[i] < kend;
+    out->period_ms = br_calib_refresh_ms(t, w, n, false);
+    if (nb < 2 || np < 2)
+        return -1;
+    double half = out->baseline_W + 0.5 * (out->plateau_W - out->baseline_W);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] < kstart - pre_ns || t[i] >= kend || isnan(w[i]) || w[i] < half)
+            continue;
+        out->rise_ns = t[i];
+        out->delta_ms = (double)(t[i] - kstart) / 1e6;
+        break;
+    }
+    return 0;
+}
+
+/* ---- the long kernel in the trace ----------------------------------------------- */
+
+struct hdrcols { int name, start, end, ncols; };
+
+static int trace_header(struct csv_src *s, const char *line, size_t len, struct hdrcols *h)
+{
+    struct csv_span f[64];
+    int nf = csv_split(line, len, f, 64);
+    *h = (struct hdrcols){ -1, -1, -1, nf };
+    for (int i = 0; i < nf && i < 64; i++) {
+        if (csv_eq(&f[i], "Kernel_Name")) h->name = i;
+        if (csv_eq(&f[i], "Start_Timestamp")) h->start = i;
+        if (csv_eq(&f[i], "End_Timestamp")) h->end = i;
+    }
+    if (h->name < 0 || h->start < 0 || h->end < 0 || nf > 64)
+        return br_error_at(csv_name(s), csv_line_no(s), 0,
+                           "expected a kernel trace header with Kernel_Name, Start_Timestamp, End_Timestamp");
+    return 0;
+}
+
+static bool span_is_kernel(const struct csv_span *f, const char *name)
+{
+    size_t n = strlen(name);
+    return (f->n == n || (f->n > n && f->p[n] == '(')) && memcmp(f->p, name, n) == 0;
+}
+
+/* First launch of name in one trace file: 1 found, 0 not, -1 error. */
+static int trace_find(const char *path, const char *name, int64_t *start, int64_t *end)
+{
+    struct csv_src *s = csv_open(path);
+    if (!s)
+        return -1;
+    const char *line;
+    size_t len;
+    struct hdrcols h = { -1, -1, -1, 0 };
+    int rc = 0, got;
+    struct csv_span f[64];
+    while (rc == 0 && (got = csv_next_line(s, &line, &len)) > 0) {
+        if (h.ncols == 0) {
+            rc = trace_header(s, line, len, &h);
+            continue;
+        }
+        uint64_t a, b;
+        if (csv_split_free(line, len, h.ncols, h.name, f) != h.ncols)
+            continue;   /* a cut last line: the reader of the analysis reports it */
+        if (span_is_kernel(&f[h.name], name) && csv_u64(&f[h.start], &a) == 0 &&
+            csv_u64(&f[h.end], &b) == 0) {
+            *start = (int64_t)a;
+            *end = (int64_t)b;
+            rc = 1;
+        }
+    }
+    csv_close(s);
+    return rc;
+}
+
+static int find_long(const char *prof_dir, const char *name, int64_t *start, int64_t *end)
+{
+    char **files = rp_find_files(prof_dir, "kernel_trace.csv");
+    int rc = 0;
+    for (size_t i = 0; files[i] && rc == 0; i++)
+        rc = trace_find(files[i], name, start, end);
+    rp_strv_free(files);
+    return rc;
+}
+
+/* ---- power series ---------------------------------------------------------------- */
+
+struct series { int64_t *t; double *w; size_t n, cap; };
+
+static void series_add(struct series *s, int64_t t, double w)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->t = xrealloc(s->t, s->cap * sizeof(*s->t));
+        s->w = xrealloc(s->w, s->cap * sizeof(*s->w));
+    }
+    s->t[s->n] = t;
+    s->w[s->n++] = w;
+}
+
+static void series_free(struct series *s)
+{
+    free(s->t);
+    free(s->w);
+}
+
+/* Telemetry CSV: socket power, else inst power when the first is all NaN. */
+static int read_telemetry(const char *path, struct series *s)
+{
+    struct br_telem *tm = br_telem_open(path);
+    if (!tm)
+        return -1;
+    struct br_telem_row row;
+    int rc;
+    struct series inst = { 0 };
+    bool any = false;
+    while ((rc = br_telem_next(tm, &row)) > 0) {
+        series_add(s, row.timestamp_ns, row.v[BR_TV_SOCKET_POWER]);
+        series_add(&inst, row.timestamp_ns, row.v[BR_TV_INST_POWER]);
+        any |= !isnan(row.v[BR_TV_SOCKET_POWER]);
+    }
+    br_telem_close(tm);
+    if (!any) {
+        series_free(s);
+        *s = inst;
+    } else {
+        series_free(&inst);
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+/* NVML driver samples: timestamp_ns,power_W after a metadata line. */
+static int read_driver(const char *path, struct series *s)
+{
+    struct csv_src *src = csv_open(path);
+    if (!src)
+        return -1;
+    const char *line;
+    size_t len;
+    int ct = -1, cw = -1, got, rc = 0;
+    struct csv_span f[16];
+    while (rc == 0 && (got = csv_next_line(src, &line, &len)) > 0) {
+        int nf = csv_split(line, len, f, 16);
+        if (ct < 0) {
+            for (int i = 0; i < nf && i < 16; i++) {
+                if (csv_eq(&f[i], "timestamp_ns")) ct = i;
+                if (csv_eq(&f[i], "power_W")) cw = i;
+            }
+            continue;   /* the metadata line, then the header */
+        }
+        uint64_t t;
+        double w;
+        if (nf <= ct || nf <= cw || csv_u64(&f[ct], &t) != 0 || csv_double(&f[cw], &w) != 0)
+            rc = br_error_at(path, csv_line_no(src), 0, "expected timestamp_ns and power_W numbers");
+        else
+            series_add(s, (int64_t)t, w);
+    }
+    csv_close(src);
+    if (rc == 0 && (ct < 0 || cw < 0))
+        rc = br_error("%s: no timestamp_ns,power_W header", path);
+    return rc;
+}
+
+/* ---- checks ---------------------------------------------------------------------- */
+
+static void rise_result(struct br_calib_results *res, const char *what, const char *file,
+                        const struct series *s, int64_t ks, int64_t ke, bool every)
+{
+    struct br_calib_rise r;
+    int rc = br_calib_power_rise(s->t, s->w, s->n, ks, ke, PRE_NS, &r);
+    double period = every ? br_calib_refresh_ms(s->t, s->w, s->n, true) : r.period_ms;
+    char *check = xasprintf("long kernel: power rise vs start (%s)", what);
+    char *exp = isnan(period) ? xstrdup("|delta| <= period (unknown)")
+                              : xasprintf("|delta| <= %.1f ms (period)", period);
+    char *meas = rc == 0 && r.rise_ns >= 0
+        ? xasprintf("%+.1f ms (%.0f -> %.0f W)", r.delta_ms, r.baseline_W, r.plateau_W)
+        : xasprintf("no step (%zu samples)", r.samples);
+    bool step = rc == 0 && r.plateau_W - r.baseline_W >= 20.0;
+    bool ok = step && r.rise_ns >= 0 && !isnan(period) && fabs(r.delta_ms) <= period;
+    br_calib_result_add(res, check, exp, meas, file, ok ? BR_CALIB_PASS : BR_CALIB_MISS,
+                        ok ? NULL : !step ? "no power step of >= 20 W at the kernel"
+                                          : "rise outside one period of the kernel start");
+    free(check);
+    free(exp);
+    free(meas);
+}
+
+static void duration_result(struct br_calib_results *res, int64_t ks, int64_t ke, long long_ms)
+{
+    double ms = (double)(ke - ks) / 1e6;
+    char *exp = xasprintf("%ld .. %.1f ms", long_ms, 1.01 * (double)long_ms);
+    char *meas = xasprintf("%.3f ms", ms);
+    bool ok = ms >= (double)long_ms && ms <= 1.01 * (double)long_ms;
+    br_calib_result_add(res, "long kernel: duration in the trace", exp, meas, "kernel_trace.csv",
+                        ok ? BR_CALIB_PASS : BR_CALIB_MISS, ok ? NULL : "outside 0..+1 %");
+    free(exp);
+    free(meas);
+}
+
+static bool is_driver_file(const char *p)
+{
+    size_t n = strlen(p), k = strlen("_driver_power.csv");
+    return n > k && strcmp(p + n - k, "_driver_power.csv") == 0;
+}
+
+static int telemetry_results(const char *prof_dir, int64_t ks, int64_t ke,
+                             struct br_calib_results *res)
+{
+    char **files = rp_find_files(prof_dir, ".csv");
+    int rc = 0, seen = 0;
+    for (size_t i = 0; files[i] && rc == 0; i++) {
+        const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+        if (strncmp(base, "profiling_result_", 17) != 0)
+            continue;
+        struct series s = { 0 };
+        bool drv = is_driver_file(files[i]);
+        rc = drv ? read_driver(files[i], &s) : read_telemetry(files[i], &s);
+        if (rc == 0)
+            rise_result(res, drv ? "NVML driver samples" : "sampler telemetry", base, &s, ks, ke, drv);
+        seen++;
+        series_free(&s);
+    }
+    rp_strv_free(files);
+    if (rc == 0 && seen == 0)
+        br_calib_result_add(res, "long kernel: power rise vs start", "telemetry file", NULL,
+                            prof_dir, BR_CALIB_MISS, "no profiling_result_*.csv in the power run");
+    return rc;
+}
+
+int br_calib_check_power(const char *prof_dir, const char *long_kernel, long long_ms,
+                         struct br_calib_results *res)
+{
+    int64_t ks = 0, ke = 0;
+    int f = find_long(prof_dir, long_kernel, &ks, &ke);
+    if (f < 0)
+        return -1;
+    if (f == 0) {
+        br_calib_result_add(res, "long kernel: duration in the trace", "a launch of it", NULL,
+                            prof_dir, BR_CALIB_MISS, "long kernel not in the power run's trace");
+        return 0;
+    }
+    duration_result(res, ks, ke, long_ms);
+    return telemetry_results(prof_dir, ks, ke, res);
+}
