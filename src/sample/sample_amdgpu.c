@@ -131,7 +131,8 @@ static int list_kfd(struct amd_gpu **out, size_t *nout)
         kfd_add_node(nodes, e->d_name, &g, &n, &cap);
     closedir(d);
     free(nodes);
-    qsort(g, n, sizeof(*g), cmp_gpu);
+    if (n > 1)
+        qsort(g, n, sizeof(*g), cmp_gpu);
     *out = g;
     *nout = n;
     return 0;
@@ -172,7 +173,8 @@ static void list_cards(struct amd_gpu **out, size_t *nout)
     if (d)
         closedir(d);
     free(drm);
-    qsort(g, n, sizeof(*g), cmp_gpu);
+    if (n > 1)
+        qsort(g, n, sizeof(*g), cmp_gpu);
     *out = g;
     *nout = n;
 }

@@ -230,7 +230,8 @@ static int list_pci_order(struct nv_gpu **out, unsigned *nout)
         if (nv.GetUUID)
             nv.GetUUID(g[i].h, g[i].uuid, sizeof(g[i].uuid));
     }
-    qsort(g, n, sizeof(*g), cmp_pci);
+    if (n > 1)
+        qsort(g, n, sizeof(*g), cmp_pci);
     *out = g;
     *nout = n;
     return 0;
