@@ -25,13 +25,30 @@ demo_plain() {
     echo "files: $(cd "$PLAIN_DIR" && echo *)"
 }
 
+demo_vectors() {
+    # The bundled example power run (generated data: sim sampler, synthetic
+    # kernel trace; examples/demo/make-prof-example.sh) is copied into the
+    # results folder so the source tree stays untouched.
+    local ex=$BENCHRUN_DEMO_RESULTS/prof-example
+    rm -rf "$ex"
+    mkdir -p "$BENCHRUN_DEMO_RESULTS"
+    cp -r "$here/prof-example" "$ex"
+    step "benchrun vectors $ex   (bundled example power run, generated data)"
+    "$benchrun" vectors "$ex" --label "demo (generated example)"
+    VECTORS_JSON=$ex/sampling_vectors.json
+    echo "vectors (first lines after the description):"
+    grep -E '^  "[a-z_]+": \[' "$VECTORS_JSON" | cut -c1-110
+}
+
 main() {
     [ -x "$benchrun" ] || { echo "run-demo.sh: no benchrun in $build (run make demo)" >&2; exit 1; }
     demo_dry_run
     demo_plain
+    demo_vectors
     step "done"
     echo "Results: $BENCHRUN_DEMO_RESULTS"
     echo "Plain run: $PLAIN_DIR  (app.txt, run_info.txt, run.json, workload.conf)"
+    echo "Vectors:   $VECTORS_JSON"
 }
 
 main "$@"
