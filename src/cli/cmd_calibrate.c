@@ -21,11 +21,12 @@
 struct calib_opts {
     const char *vendor, *outdir, *compiler, *arch, *counters;
     const char *check_pmc, *check_power;
+    bool build_only;
 };
 
 static const char usage[] =
     "usage: benchrun calibrate [--vendor nvidia|amd] [-o DIR] [--compiler PATH] [--arch ARCH]\n"
-    "                          [--counters SET]\n"
+    "                          [--counters SET] [--build-only]\n"
     "       benchrun calibrate --check PMC_DIR [--power PROF_DIR] [--vendor V] [-o DIR]\n"
     "\n"
     "Builds the known-answer kernels (share/benchrun/calibrate/calib.cu: stream copy\n"
@@ -44,6 +45,7 @@ static const char usage[] =
     "  --compiler PATH   nvcc or hipcc to use (default: searched)\n"
     "  --arch ARCH       GPU architecture to build for (default: detected; sm_90)\n"
     "  --counters SET    counter set for the pmc stage (default: the stage's)\n"
+    "  --build-only      build the kernels and write calibrate.conf, run nothing\n"
     "  --check PMC_DIR   compare an existing pmc run (PMC_DIR/analysis/) only\n"
     "  --power PROF_DIR  with --check: the power run to check too\n"
     "  -h, --help        this help\n"
@@ -60,6 +62,7 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         { .name = "counters", .has_arg = required_argument, .val = 'C' },
         { .name = "check", .has_arg = required_argument, .val = 'k' },
         { .name = "power", .has_arg = required_argument, .val = 'p' },
+        { .name = "build-only", .has_arg = no_argument, .val = 'b' },
         { .name = "help", .has_arg = no_argument, .val = 'h' },
         { 0 },
     };
@@ -74,6 +77,7 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         case 'C': o->counters = optarg; break;
         case 'k': o->check_pmc = optarg; break;
         case 'p': o->check_power = optarg; break;
+        case 'b': o->build_only = true; break;
         case 'h': fputs(usage, stdout); return 1;
         default: return cli_usage_error("calibrate", "see 'benchrun calibrate --help'");
         }
@@ -82,6 +86,8 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
     if (o->vendor && strcmp(o->vendor, "nvidia") != 0 && strcmp(o->vendor, "amd") != 0)
         return cli_usage_error("calibrate", "--vendor must be nvidia or amd, not '%s'", o->vendor);
+    if (o->build_only && o->check_pmc)
+        return cli_usage_error("calibrate", "--build-only and --check exclude each other");
     if (o->check_power && !o->check_pmc)
         return cli_usage_error("calibrate", "--power goes with --check");
     return 0;
@@ -135,10 +141,14 @@ static int report(const char *outdir, const struct br_calib_results *res)
     return misses == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
 }
 
-static int full_run(struct br_calib_run *r, struct br_calib_results *res)
+static int full_run(struct br_calib_run *r, bool build_only, struct br_calib_results *res)
 {
     if (br_calib_build(r) != 0 || br_calib_write_conf(r) != 0)
         return BR_EXIT_FAIL;
+    if (build_only) {
+        printf("program: %s\nconf: %s\n", r->exe, r->conf);
+        return BR_EXIT_OK;
+    }
     if (br_calib_stages(r, res) != 0)
         return BR_EXIT_FAIL;
     if (r->pmc_dir)
@@ -166,7 +176,7 @@ int cmd_calibrate(int argc, char **argv)
     } else if (fs_mkdir_p(outdir) != 0) {
         rc = BR_EXIT_FAIL;
     } else {
-        rc = full_run(&r, &res);
+        rc = full_run(&r, o.build_only, &res);
     }
     br_calib_results_free(&res);
     br_calib_run_release(&r);
