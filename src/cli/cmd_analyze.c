@@ -1,14 +1,475 @@
-/* cmd_analyze.c - 'benchrun analyze' (not built yet: see the open issue for it). */
+/* cmd_analyze.c - 'benchrun analyze PMC_DIR': per-kernel and whole-run
+ * metrics of a counter run (METRICS.md §2-§8) → per_kernel_metrics.csv,
+ * top_kernels.csv, summary.json and report.md in PMC_DIR/analysis (or
+ * --out-dir). This file parses the options and chains the pieces: passes
+ * (counters.json), readers (src/read), arch profile and agent_info overrides
+ * (src/arch), the power run and the sampled clock, the engine (src/metrics)
+ * and the writers (src/write). */
 #include "cli/cli.h"
 
+#include "metrics/metrics.h"
+#include "read/rocprof.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+#include "write/analysis.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const char usage[] =
+    "usage: benchrun analyze PMC_DIR [--power PROF_DIR] [--power-ktrace DIR|CSV]\n"
+    "                        [--telemetry CSV]... [--clock-mhz X] [--counters FILE]\n"
+    "                        [--arch NAME|FILE] [--out-dir DIR] [--top N] [--time-pct P]\n"
+    "                        [--top-n N] [--latency-pct P] [--perf-regex RE] [--progress]\n"
+    "\n"
+    "Per-kernel and whole-run metrics of a counter-profiling run (benchrun pmc):\n"
+    "per-name sums within each pass, cross-pass rates only, roofline and bound\n"
+    "labels, top kernels, data checks. Writes per_kernel_metrics.csv,\n"
+    "top_kernels.csv, summary.json and report.md.\n"
+    "\n"
+    "  -p, --power PROF_DIR     power run (benchrun power): its kernel trace gives\n"
+    "                           time shares and GPU busy %, its telemetry\n"
+    "                           (profiling_result_*.csv) the sampled clock\n"
+    "  -k, --power-ktrace P     power-run kernel trace: a *kernel_trace.csv or a\n"
+    "                           folder searched for them (default: PROF_DIR)\n"
+    "  -T, --telemetry CSV      telemetry file (repeatable; default: PROF_DIR's)\n"
+    "  -c, --clock-mhz X        gfx clock for cycles (overrides the sampled clock)\n"
+    "  -C, --counters FILE      passes JSON (default PMC_DIR/counters.json; else the\n"
+    "                           pass folders and the arch profile's counters)\n"
+    "  -a, --arch NAME|FILE     arch profile (default: agent_info Name, else\n"
+    "                           run.json gpu_arch, else gfx942)\n"
+    "  -o, --out-dir DIR        output folder (default PMC_DIR/analysis)\n"
+    "  -n, --top N              kernel rows in report.md (default 20)\n"
+    "  -t, --time-pct P         top kernels: the fewest covering P% of GPU time (90)\n"
+    "  -N, --top-n N            top kernels: exactly N instead\n"
+    "  -l, --latency-pct P      bound = latency when compute and bandwidth are both\n"
+    "                           below P% of peak (default 10)\n"
+    "  -r, --perf-regex RE      the app's timing line (POSIX extended regex) in each\n"
+    "                           pass's output rocprof.<pass>.txt, shown per pass\n"
+    "  -P, --progress           progress on stderr\n"
+    "  -h, --help               this help\n"
+    "\n"
+    "Exit status: 0 written (warnings do not fail), 1 unreadable input (the error\n"
+    "names file and line), 2 usage error.\n";
+
+struct an_opts {
+    const char *pmc_dir, *power, *ktrace, *clock, *counters, *arch, *out_dir, *perf_regex;
+    char **telemetry;
+    size_t ntelemetry;
+    double clock_mhz, time_pct, latency_pct;
+    long top, top_n;
+    bool progress;
+};
+
+static int opt_value(struct an_opts *o, int c, const char *a)
+{
+    switch (c) {
+    case 'p': o->power = a; return 0;
+    case 'k': o->ktrace = a; return 0;
+    case 'C': o->counters = a; return 0;
+    case 'a': o->arch = a; return 0;
+    case 'o': o->out_dir = a; return 0;
+    case 'r': o->perf_regex = a; return 0;
+    case 'T':
+        o->telemetry = xrealloc(o->telemetry, (o->ntelemetry + 2) * sizeof(char *));
+        o->telemetry[o->ntelemetry++] = (char *)a;
+        o->telemetry[o->ntelemetry] = NULL;
+        return 0;
+    case 'c': return cli_parse_double("analyze", "--clock-mhz", a, 1, 100000, &o->clock_mhz);
+    case 't': return cli_parse_double("analyze", "--time-pct", a, 0.001, 100, &o->time_pct);
+    case 'l': return cli_parse_double("analyze", "--latency-pct", a, 0, 100, &o->latency_pct);
+    case 'n': return cli_parse_long("analyze", "--top", a, 1, 1000000, &o->top);
+    case 'N': return cli_parse_long("analyze", "--top-n", a, 1, 1000000, &o->top_n);
+    default: return -1;
+    }
+}
+
+static int parse_args(int argc, char **argv, struct an_opts *o)
+{
+    static const struct option lo[] = {
+        { "power", required_argument, NULL, 'p' }, { "power-ktrace", required_argument, NULL, 'k' },
+        { "telemetry", required_argument, NULL, 'T' }, { "clock-mhz", required_argument, NULL, 'c' },
+        { "counters", required_argument, NULL, 'C' }, { "arch", required_argument, NULL, 'a' },
+        { "out-dir", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
+        { "time-pct", required_argument, NULL, 't' }, { "top-n", required_argument, NULL, 'N' },
+        { "latency-pct", required_argument, NULL, 'l' },
+        { "perf-regex", required_argument, NULL, 'r' }, { "progress", no_argument, NULL, 'P' },
+        { "help", no_argument, NULL, 'h' }, { 0 },
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":p:k:T:c:C:a:o:n:t:N:l:r:Ph", lo, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return 1;
+        }
+        if (c == 'P')
+            o->progress = true;
+        else if (c == ':')
+            return cli_usage_error("analyze", "option '%s' needs a value", argv[optind - 1]);
+        else if (c == '?')
+            return cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
+        else if (opt_value(o, c, optarg) != 0)
+            return BR_EXIT_USAGE;
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("analyze", "expected one PMC_DIR, got %d arguments", argc - optind);
+    o->pmc_dir = argv[optind];
+    return 0;
+}
+
+/* ---- passes: counters.json, else the pass folders ---- */
+
+struct an_passes {
+    int n;
+    struct mx_passdef *d;
+    char **names;            /* NULL-terminated, the pass names */
+    char *file;              /* counters file read, or NULL */
+};
+
+static void passes_free(struct an_passes *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        free(p->names[i]);
+        for (int c = 0; c < p->d[i].ncounters; c++)
+            free(p->d[i].counters[c]);
+        free((void *)p->d[i].counters);
+    }
+    free(p->names);
+    free(p->d);
+    free(p->file);
+}
+
+static void passes_add(struct an_passes *p, const char *name, json_t *ctrs)
+{
+    p->d = xrealloc(p->d, (size_t)(p->n + 1) * sizeof(*p->d));
+    p->names = xrealloc(p->names, (size_t)(p->n + 2) * sizeof(char *));
+    p->names[p->n] = xstrdup(name);
+    p->names[p->n + 1] = NULL;
+    size_t nc = json_array_size(ctrs);
+    char **cv = xcalloc(nc + 1, sizeof(char *));
+    int k = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (json_is_string(json_array_get(ctrs, i)))
+            cv[k++] = xstrdup(json_string_value(json_array_get(ctrs, i)));
+    p->d[p->n] = (struct mx_passdef){ p->names[p->n], k, cv };
+    p->n++;
+}
+
+static int passes_from_json(struct an_passes *p, const char *path)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        return br_error_at(path, je.line, je.column, "invalid JSON: %s", je.text);
+    json_t *a = json_object_get(root, "passes"), *it;
+    size_t i;
+    int rc = json_is_array(a) && json_array_size(a) ? 0
+           : br_error("%s: expected \"passes\": a non-empty array of {\"name\", \"counters\"}", path);
+    json_array_foreach(a, i, it) {
+        const char *name = json_string_value(json_object_get(it, "name"));
+        if (rc == 0 && (!name || !*name || strchr(name, '/')))
+            rc = br_error("%s: passes[%zu].name: expected a folder name", path, i);
+        if (rc == 0)
+            passes_add(p, name, json_object_get(it, "counters"));
+    }
+    json_decref(root);
+    p->file = xstrdup(path);
+    return rc;
+}
+
+static int load_passes(struct an_passes *p, const struct an_opts *o)
+{
+    memset(p, 0, sizeof(*p));
+    char *def = fs_path_join(o->pmc_dir, "counters.json");
+    const char *path = o->counters ? o->counters : fs_exists(def) ? def : NULL;
+    int rc = 0;
+    if (path) {
+        rc = passes_from_json(p, path);
+    } else {
+        char **found = rp_find_passes(o->pmc_dir);
+        for (char **f = found; found && *f; f++)
+            passes_add(p, *f, NULL);
+        rc = found ? 0 : -1;
+        rp_strv_free(found);
+        if (rc == 0 && p->n == 0)
+            rc = br_error("%s: no pass folder with a *_counter_collection.csv", o->pmc_dir);
+    }
+    free(def);
+    return rc;
+}
+
+/* Passes without a counter list (no counters file): the profile's. */
+static void passes_from_profile(struct an_passes *p, const struct arch_profile *ap)
+{
+    for (int i = 0; i < p->n; i++) {
+        if (p->d[i].ncounters)
+            continue;
+        for (int q = 0; q < ap->npasses; q++)
+            if (!strcmp(ap->passes[q].name, p->names[i])) {
+                char **cv = xcalloc((size_t)ap->passes[q].ncounters + 1, sizeof(char *));
+                for (int c = 0; c < ap->passes[q].ncounters; c++)
+                    cv[c] = xstrdup(ap->passes[q].counters[c]);
+                free((void *)p->d[i].counters);
+                p->d[i].counters = cv;
+                p->d[i].ncounters = ap->passes[q].ncounters;
+            }
+    }
+}
+
+/* ---- arch: --arch, agent_info Name, run.json gpu_arch, gfx942 ---- */
+
+static char *arch_from_run_json(const char *pmc_dir)
+{
+    char *path = fs_path_join(pmc_dir, "run.json");
+    char *out = NULL;
+    if (fs_exists(path)) {
+        json_t *r = json_load_file(path, 0, NULL);
+        const char *a = json_string_value(json_object_get(r, "gpu_arch"));
+        if (a && *a)
+            out = xstrdup(a);
+        json_decref(r);
+    }
+    free(path);
+    return out;
+}
+
+static struct arch_profile *load_arch(const struct an_opts *o, const struct rp_run *run,
+                                      const struct an_passes *p, char **source)
+{
+    char *name = NULL;
+    const char *ai = rp_agent_get(&run->agent, "Name");
+    if (o->arch) {
+        name = xstrdup(o->arch);
+        *source = xstrdup("--arch");
+    } else if (ai && !strncmp(ai, "gfx", 3)) {
+        name = xstrndup(ai, strcspn(ai, ":"));
+        *source = xasprintf("agent_info Name (%s)", run->agent.file);
+    } else if ((name = arch_from_run_json(o->pmc_dir))) {
+        *source = xstrdup("run.json gpu_arch");
+    } else {
+        name = xstrdup("gfx942");
+        *source = xstrdup("default (no agent_info Name, no run.json gpu_arch)");
+    }
+    char *path = arch_path_for(name);
+    free(name);
+    struct arch_profile *ap = path ? arch_load(path, (const char *const *)p->names, p->n) : NULL;
+    free(path);
+    return ap;
+}
+
+/* Constants from agent_info.csv where present (METRICS.md §1). */
+static void agent_overrides(struct arch_profile *ap, const struct rp_agent *ag)
+{
+    for (int i = 0; ag->present && i < ap->nagent; i++) {
+        double v;
+        if (rp_agent_num(ag, ap->agent_cols[i], &v) < 0 || !(v > 0))
+            continue;
+        char *src = xasprintf("agent_info %s (%s)", ap->agent_cols[i], ag->file);
+        arch_set_const(ap, ap->agent_consts[i], v, src);
+        free(src);
+    }
+}
+
+/* ---- power run and clock ---- */
+
+static char **telemetry_files(const struct an_opts *o)
+{
+    if (o->ntelemetry || !o->power) {
+        char **v = xcalloc(o->ntelemetry + 1, sizeof(char *));
+        for (size_t i = 0; i < o->ntelemetry; i++)
+            v[i] = xstrdup(o->telemetry[i]);
+        return v;
+    }
+    char **all = rp_find_files(o->power, ".csv");
+    size_t n = 0;
+    for (char **f = all; *f; f++) {
+        const char *b = strrchr(*f, '/');
+        if (!strncmp(b ? b + 1 : *f, "profiling_result_", 17))
+            all[n++] = *f;
+        else
+            free(*f);
+    }
+    all[n] = NULL;
+    return all;
+}
+
+static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char **tel,
+                      struct mx_opts *mo, struct wr_info *wi)
+{
+    wi->sampled_mhz = NAN;
+    if (tel[0] && pw) {
+        size_t n = 0;
+        while (tel[n])
+            n++;
+        if (mx_sampled_clock(tel, n, pw->busy_iv, pw->nbusy_iv, &wi->sampled_mhz,
+                             &wi->clock_samples) < 0)
+            return -1;
+    } else if (tel[0]) {
+        br_warn("--telemetry without a power-run kernel trace: the in-kernel samples cannot be "
+                "selected; the sampled clock is not used");
+    }
+    if (o->clock_mhz > 0) {
+        mo->clock_src = MX_CLOCK_OVERRIDE;
+        mo->clock_mhz = o->clock_mhz;
+    } else if (isfinite(wi->sampled_mhz)) {
+        mo->clock_src = MX_CLOCK_SAMPLED;
+        mo->clock_mhz = wi->sampled_mhz;
+    } else {
+        mo->clock_src = MX_CLOCK_FALLBACK;
+        mo->clock_mhz = NAN;
+    }
+    return 0;
+}
+
+/* ---- --perf-regex: last matching line of each pass's output ---- */
+
+static char *perf_line(const regex_t *re, const char *pmc_dir, const char *pass)
+{
+    char *paths[2] = { xasprintf("%s/%s/rocprof.%s.txt", pmc_dir, pass, pass),
+                       xasprintf("%s/rocprof.%s.txt", pmc_dir, pass) };
+    char *hit = NULL;
+    for (int i = 0; i < 2 && !hit; i++) {
+        size_t len;
+        char *text = fs_exists(paths[i]) ? fs_read_file(paths[i], &len) : NULL;
+        for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+            nl = strchr(line, '\n');
+            if (nl)
+                *nl = '\0';
+            line[strcspn(line, "\r")] = '\0';
+            if (regexec(re, line, 0, NULL, 0) == 0) {
+                free(hit);
+                hit = xstrdup(line);
+            }
+            if (!nl)
+                break;
+        }
+        free(text);
+    }
+    free(paths[0]);
+    free(paths[1]);
+    return hit;
+}
+
+static int perf_lines(const struct an_opts *o, struct mx_result *res)
+{
+    if (!o->perf_regex)
+        return 0;
+    regex_t re;
+    if (regcomp(&re, o->perf_regex, REG_EXTENDED | REG_NOSUB) != 0)
+        return cli_usage_error("analyze", "--perf-regex: invalid regular expression '%s'",
+                               o->perf_regex) ? -1 : -1;
+    for (uint32_t p = 0; p < res->npasses; p++)
+        res->pass[p].perf = perf_line(&re, o->pmc_dir, res->pass[p].name);
+    regfree(&re);
+    return 0;
+}
+
+/* ---- main ---- */
+
+struct an_state {
+    struct an_passes passes;
+    struct rp_run run;
+    struct rp_power power;
+    bool have_power;
+    struct arch_profile *ap;
+    char *arch_source, *out_dir, *pmc_abs;
+    char **tel;
+    struct mx_result res;
+};
+
+static void progress(const struct an_opts *o, const char *what)
+{
+    if (cli_show_progress(o->progress))
+        fprintf(stderr, "analyze: %s\n", what);
+}
+
+static int load_inputs(const struct an_opts *o, struct an_state *s)
+{
+    progress(o, "reading the counter passes");
+    if (load_passes(&s->passes, o) < 0 ||
+        rp_run_load(&s->run, o->pmc_dir, (const char *const *)s->passes.names,
+                    (size_t)s->passes.n, 0) < 0)
+        return -1;
+    if (!(s->ap = load_arch(o, &s->run, &s->passes, &s->arch_source)))
+        return -1;
+    passes_from_profile(&s->passes, s->ap);
+    agent_overrides(s->ap, &s->run.agent);
+    const char *kt = o->ktrace ? o->ktrace : o->power;
+    if (kt) {
+        progress(o, "reading the power-run kernel trace");
+        s->have_power = true;   /* released even after a failed load */
+        if (rp_power_load(&s->power, &s->run.names, kt) < 0)
+            return -1;
+    }
+    s->tel = telemetry_files(o);
+    return 0;
+}
+
+static int run_analysis(const struct an_opts *o, struct an_state *s)
+{
+    if (load_inputs(o, s) < 0)
+        return -1;
+    const char *kt = o->ktrace ? o->ktrace : o->power;
+    struct mx_opts mo = { .time_pct = o->time_pct, .top_n = (int)o->top_n,
+                          .latency_pct = o->latency_pct };
+    struct wr_info wi = { .pmc_dir = s->pmc_abs, .out_dir = s->out_dir,
+                          .arch_source = s->arch_source, .counters_file = s->passes.file,
+                          .run = &s->run, .power = s->have_power ? &s->power : NULL,
+                          .power_path = kt, .telemetry = s->tel, .top_rows = (int)o->top,
+                          .time_pct = o->time_pct, .latency_pct = o->latency_pct,
+                          .top_n = (int)o->top_n, .perf_regex = o->perf_regex };
+    progress(o, "sampled clock");
+    if (pick_clock(o, wi.power, s->tel, &mo, &wi) < 0)
+        return -1;
+    progress(o, "metrics");
+    if (mx_compute(&s->res, s->ap, &s->run, wi.power, s->passes.d, s->passes.n, &mo) < 0 ||
+        perf_lines(o, &s->res) < 0)
+        return -1;
+    progress(o, "writing");
+    return wr_analysis(&s->res, &wi);
+}
+
+static void state_free(struct an_state *s)
+{
+    mx_release(&s->res);
+    arch_free(s->ap);
+    if (s->have_power)
+        rp_power_release(&s->power);
+    rp_run_release(&s->run);
+    passes_free(&s->passes);
+    rp_strv_free(s->tel);
+    free(s->arch_source);
+    free(s->out_dir);
+    free(s->pmc_abs);
+}
 
 int cmd_analyze(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: benchrun analyze ...\n\nThis command is not implemented yet.\n");
-        return BR_EXIT_OK;
+    struct an_opts o = { .time_pct = 90, .latency_pct = 10, .top = 20 };
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        free(o.telemetry);
+        return rc == 1 ? BR_EXIT_OK : rc;
     }
-    br_error("analyze: not implemented yet");
-    return BR_EXIT_FAIL;
+    struct an_state s;
+    memset(&s, 0, sizeof(s));
+    s.pmc_abs = fs_abspath(o.pmc_dir);
+    s.out_dir = o.out_dir ? xstrdup(o.out_dir) : fs_path_join(o.pmc_dir, "analysis");
+    rc = fs_is_dir(o.pmc_dir) ? run_analysis(&o, &s)
+                              : br_error("analyze: '%s' is not a folder", o.pmc_dir);
+    if (rc == 0) {
+        for (size_t i = 0; i < s.res.nwarn; i++)
+            br_warn("%s", s.res.warn[i]);
+        printf("analyze: %u kernels, %u top kernels, %zu warning(s)\nreport: %s/report.md\n",
+               s.res.nk, s.res.ntop, s.res.nwarn, s.out_dir);
+    }
+    state_free(&s);
+    free(o.telemetry);
+    return rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
 }

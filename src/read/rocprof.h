@@ -141,6 +141,11 @@ struct rp_power {
     double dur_ns_total;
     uint32_t ngpus; struct rp_gpu_busy *gpu;
     uint64_t truncated;
+    /* Merged busy intervals [start, end] (ns pairs) of every GPU: each GPU's
+     * in start order, GPUs one after another (the metric engine's sampled
+     * clock keeps the telemetry samples inside them, METRICS.md §3). */
+    int64_t *busy_iv;
+    size_t nbusy_iv, busy_cap;
 };
 
 /* Reads the power run's kernel trace(s): path is one CSV, or a folder searched

@@ -29,7 +29,16 @@ static int cmp_iv(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void union_busy(struct ivals *iv, struct rp_gpu_busy *g)
+/* Appends one merged busy interval to pw->busy_iv. */
+static void add_busy(struct rp_power *pw, int64_t s, int64_t e)
+{
+    xgrow((void **)&pw->busy_iv, &pw->busy_cap, 2 * pw->nbusy_iv + 2, sizeof(int64_t));
+    pw->busy_iv[2 * pw->nbusy_iv] = s;
+    pw->busy_iv[2 * pw->nbusy_iv + 1] = e;
+    pw->nbusy_iv++;
+}
+
+static void union_busy(struct ivals *iv, struct rp_gpu_busy *g, struct rp_power *pw)
 {
     qsort(iv->se, iv->n, 2 * sizeof(int64_t), cmp_iv);
     double busy = 0;
@@ -40,6 +49,7 @@ static void union_busy(struct ivals *iv, struct rp_gpu_busy *g)
             last = e;
         if (s > ce) {
             busy += (double)(ce - cs);
+            add_busy(pw, cs, ce);
             cs = s;
             ce = e;
         } else if (e > ce) {
@@ -47,6 +57,7 @@ static void union_busy(struct ivals *iv, struct rp_gpu_busy *g)
         }
     }
     busy += (double)(ce - cs);
+    add_busy(pw, cs, ce);
     g->agent = iv->agent;
     g->first_start = iv->se[0];
     g->last_end = last;
@@ -191,7 +202,7 @@ static int power_file(struct rp_power *pw, struct intern *names, const char *pat
             pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
             struct rp_gpu_busy *g = &pw->gpu[pw->ngpus++];
             g->file = fi;
-            union_busy(&iv[i], g);
+            union_busy(&iv[i], g, pw);
             if (pw->dispatches == 0 || g->first_start < pw->first_start)
                 pw->first_start = g->first_start;
             if (pw->dispatches == 0 || g->last_end > pw->last_end)
@@ -231,6 +242,7 @@ void rp_power_release(struct rp_power *pw)
     free(pw->launches);
     free(pw->dur_ns);
     free(pw->gpu);
+    free(pw->busy_iv);
     memset(pw, 0, sizeof(*pw));
 }
 

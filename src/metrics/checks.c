@@ -1,0 +1,150 @@
+/* checks.c - the data checks of METRICS.md §8, each a warning in
+ * mx_result.warn (never silently dropped): missing passes, counters with no
+ * data, pass clocks outside the plausible range or far from the clock used,
+ * kernel time without counters and lost launches, truncated files, kernel
+ * time spread across passes, kernels over a physical limit (the profile's
+ * "checks"), and the GRBM clock fallback. Thresholds are the profile's
+ * CHECK_* constants (a check whose constant is absent is skipped). */
+#include "metrics/mx_int.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool column_has_data(const struct rp_pass *ps, const char *counter)
+{
+    for (uint32_t c = 0; c < ps->ncounters; c++) {
+        if (strcmp(ps->counters[c], counter))
+            continue;
+        for (uint32_t k = 0; k < ps->nkernels; k++)
+            if (ps->crows[(size_t)k * ps->ncounters + c])
+                return true;
+        return false;
+    }
+    return false;
+}
+
+static void check_counters(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs)
+{
+    for (int i = 0; i < ndefs && (uint32_t)i < x->run->npasses; i++) {
+        const struct rp_pass *ps = &x->run->passes[i];
+        if (!ps->present) {
+            mx_warn(x->res, "pass %s: no counter data (no *_counter_collection.csv under %s): "
+                    "the metrics of its counters are empty", defs[i].name, ps->dir ? ps->dir : "");
+            continue;
+        }
+        for (int c = 0; c < defs[i].ncounters; c++)
+            if (!column_has_data(ps, defs[i].counters[c]))
+                mx_warn(x->res, "counter %s (pass %s): no data: the metrics using it are empty",
+                        defs[i].counters[c], defs[i].name);
+    }
+}
+
+/* Pass clock (whole-run clock_MHz_<pass>) in range and near the clock used. */
+static void check_pass_clock(struct mx_ctx *x, struct mx_pass *mp)
+{
+    const struct arch_profile *ap = x->ap;
+    double lo = arch_const(ap, "CHECK_CLOCK_MIN_MHZ"), hi = arch_const(ap, "CHECK_CLOCK_MAX_MHZ");
+    double rlo = arch_const(ap, "CHECK_CLOCK_RATIO_MIN"), rhi = arch_const(ap, "CHECK_CLOCK_RATIO_MAX");
+    double c = mp->eff_clock_MHz;
+    if (isnan(c))
+        return;
+    if (!isnan(lo) && !isnan(hi) && (c < lo || c > hi))
+        mx_warn(x->res, "pass %s: effective clock %.0f MHz (GRBM_GUI_ACTIVE) is outside %.0f-%.0f MHz",
+                mp->name, c, lo, hi);
+    double used = x->res->clock_mhz;
+    if (!isnan(used) && used > 0 && !isnan(rlo) && !isnan(rhi) &&
+        (c < rlo * used || c > rhi * used))
+        mx_warn(x->res, "pass %s: effective clock %.0f MHz is outside %.1f-%.1fx the clock used "
+                "(%.0f MHz): clock mismatch between the power run and the PMC runs?", mp->name, c,
+                rlo, rhi, used);
+}
+
+static void check_launches(struct mx_ctx *x, const struct rp_pass *ps, struct mx_pass *mp)
+{
+    double lim = arch_const(x->ap, "CHECK_UNCOUNTED_PCT");
+    mp->uncounted_pct = ps->trace_ns > 0 ? 100 * ps->uncounted_ns / ps->trace_ns : NAN;
+    mp->lost_launches = ps->uncounted_launches + ps->untimed_launches;
+    mp->truncated = ps->truncated;
+    if (ps->uncounted_launches || (!isnan(lim) && mp->uncounted_pct > lim))
+        mx_warn(x->res, "pass %s: %llu of %llu launches in the kernel trace have no counter rows "
+                "(lost launches; %.3g%% of kernel time%s)", mp->name,
+                (unsigned long long)ps->uncounted_launches,
+                (unsigned long long)ps->trace_launches, mp->uncounted_pct,
+                !isnan(lim) && mp->uncounted_pct > lim ? ", over the 0.5% limit" : "");
+    if (ps->untimed_launches)
+        mx_warn(x->res, "pass %s: %llu launches have counters but no duration (no kernel-trace "
+                "match): their time is missing", mp->name,
+                (unsigned long long)ps->untimed_launches);
+    if (ps->truncated)
+        mx_warn(x->res, "pass %s: %llu truncated last line(s) dropped (killed job?)", mp->name,
+                (unsigned long long)ps->truncated);
+}
+
+static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs)
+{
+    struct mx_result *res = x->res;
+    res->npasses = x->run->npasses;
+    res->pass = xcalloc((size_t)res->npasses + 1, sizeof(*res->pass));
+    double tmin = INFINITY, tmax = -INFINITY, tsum = 0;
+    int n = 0;
+    for (uint32_t p = 0; p < res->npasses; p++) {
+        const struct rp_pass *ps = &x->run->passes[p];
+        struct mx_pass *mp = &res->pass[p];
+        mp->name = (int)p < ndefs ? defs[p].name : ps->name;
+        mp->present = ps->present;
+        mp->eff_clock_MHz = mp->uncounted_pct = NAN;
+        if (!ps->present)
+            continue;
+        mp->time_ms = ps->dur_ns_total / 1e6;
+        mp->launches = (double)ps->launches_total;
+        char *col = xasprintf("clock_MHz_%s", ps->name);
+        mp->eff_clock_MHz = mx_value(res, res->nk, mx_metric_index(x->ap, col));
+        free(col);
+        check_pass_clock(x, mp);
+        check_launches(x, ps, mp);
+        tmin = fmin(tmin, mp->time_ms);
+        tmax = fmax(tmax, mp->time_ms);
+        tsum += mp->time_ms;
+        n++;
+    }
+    res->time_spread_pct = n > 1 && tsum > 0 ? 100 * (tmax - tmin) / (tsum / n) : (n ? 0 : NAN);
+    double lim = arch_const(x->ap, "CHECK_TIME_SPREAD_PCT");
+    if (!isnan(lim) && res->time_spread_pct > lim)
+        mx_warn(res, "total kernel time differs by %.3g%% across passes (over %.3g%%): the passes "
+                "did not run the same work", res->time_spread_pct, lim);
+}
+
+/* The profile's physical-limit checks, per kernel. */
+static void limit_checks(struct mx_ctx *x, double *slot)
+{
+    const struct arch_profile *ap = x->ap;
+    struct mx_result *res = x->res;
+    for (uint32_t r = 0; r < res->nk; r++) {
+        mx_fill_slots(x, r, slot);
+        for (int s = 0; s < ap->nsyms; s++)
+            if (ap->syms[s].kind == AS_METRIC)
+                slot[s] = mx_value(res, r, ap->syms[s].index);
+        for (int c = 0; c < ap->nchecks; c++) {
+            double ok = ex_eval(ap->checks[c].ok, slot);
+            if (isnan(ok) || ok != 0)
+                continue;
+            mx_warn(res, "kernel %s: %s (%.4g): over a physical limit, usually a clock mismatch "
+                    "between the power run and the PMC runs (throttled workload?)",
+                    res->shortname[r], ap->checks[c].name, ex_eval(ap->checks[c].value, slot));
+        }
+    }
+}
+
+void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, double *slot)
+{
+    if (x->opt->clock_src == MX_CLOCK_FALLBACK)
+        mx_warn(x->res, "clock: no telemetry and no --clock-mhz: cycles use each row's own "
+                "GRBM_GUI_ACTIVE / N_XCC / time (fallback; counter mode adds ~14k-18k cycles "
+                "per launch, so cycle-based metrics read low)");
+    check_counters(x, defs, ndefs);
+    pass_checks(x, defs, ndefs);
+    limit_checks(x, slot);
+}

@@ -1,0 +1,108 @@
+/* metrics.h - the metric engine of `benchrun analyze` (METRICS.md §2-§8): the
+ * aggregated passes of a pmc run (read/rocprof.h) and the arch profile's
+ * metric expressions (arch/arch.h) → one row of values per kernel + TOTAL,
+ * top kernels, display names and the data checks as warnings.
+ *
+ * Owns: filling the expression slots per row (counter rates pooled over the
+ * passes that collected them, never joined by launch; whole-run = Σ over
+ * kernels within a pass, then rates), the TOTAL rules of each metric
+ * (rates / sum / none / only), bound and argmax labels, the clock choice
+ * (override, sampled, or per-row GRBM fallback), top-kernel selection, the
+ * physical-limit checks of the profile and the data checks of §8.
+ * No architecture number lives here: constants, peaks and formulas come from
+ * the profile; the check thresholds from its CHECK_* constants.
+ *
+ * Units: time in ns inside (the profile's metrics convert), clock in MHz,
+ * percentages 0-100. NaN = does not apply / no data (an empty CSV cell).
+ */
+#ifndef BR_METRICS_METRICS_H
+#define BR_METRICS_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/arch.h"
+#include "read/rocprof.h"
+
+/* A pass the run was meant to have and its counters (counters.json or the
+ * profile); run->passes[i] was loaded from defs[i].name. */
+struct mx_passdef {
+    const char *name;
+    int ncounters;
+    char *const *counters;
+};
+
+enum mx_clock_src { MX_CLOCK_OVERRIDE, MX_CLOCK_SAMPLED, MX_CLOCK_FALLBACK };
+
+struct mx_opts {
+    double time_pct;          /* top kernels: fewest reaching this share (90) */
+    int top_n;                /* > 0: exactly this many instead */
+    double latency_pct;       /* bound = latency below this % of both peaks (10) */
+    enum mx_clock_src clock_src;
+    double clock_mhz;         /* OVERRIDE / SAMPLED: the clock; FALLBACK: ignored */
+};
+
+/* Per-pass figures for the report and the checks (METRICS.md §8). */
+struct mx_pass {
+    const char *name;
+    bool present;
+    double time_ms, launches;      /* Σ over kernels with counters */
+    double eff_clock_MHz;          /* whole-run clock_MHz_<pass>, NaN without GRBM */
+    double uncounted_pct;          /* % of trace time without counter rows */
+    uint64_t lost_launches;        /* trace dispatches without counters + untimed */
+    uint64_t truncated;
+    char *perf;                    /* --perf-regex match in the pass output, or NULL */
+};
+
+struct mx_result {
+    const struct arch_profile *ap;
+    uint32_t nk;                   /* kernel rows: 0..nk-1; TOTAL is row nk */
+    uint32_t *kid;                 /* [nk] kernel id in run->names */
+    const char **full;             /* [nk] full names (owned by the run) */
+    char **shortname;              /* [nk] unique display names */
+    double *v;                     /* [(nk+1) * nmetrics] values */
+    const char **label;            /* [(nk+1) * nmetrics] label metrics, NULL = empty */
+    uint32_t *order;               /* [nk] rows by descending time share */
+    uint32_t ntop;                 /* top kernels: order[0..ntop-1] */
+    bool share_from_power;         /* time shares from the power-run trace */
+    uint32_t npasses;
+    struct mx_pass *pass;
+    double time_spread_pct;        /* (max - min) / mean of pass kernel times */
+    enum mx_clock_src clock_src;
+    double clock_mhz;              /* NaN for the per-row fallback */
+    uint32_t power_only_kernels;   /* power-run kernels with no counter data */
+    size_t nwarn;
+    char **warn;                   /* data checks and notes, in order found */
+};
+
+/* Computes every row. run and power (NULL: no power run) must outlive res.
+ * ap constants must already hold the agent_info overrides. 0, or -1 after
+ * printing the error. */
+int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_run *run,
+               const struct rp_power *power, const struct mx_passdef *defs, int ndefs,
+               const struct mx_opts *opt);
+void mx_release(struct mx_result *res);
+
+/* Value of metric m in row r (r == nk: TOTAL); metric index by name (-1). */
+double mx_value(const struct mx_result *res, uint32_t r, int m);
+const char *mx_label(const struct mx_result *res, uint32_t r, int m);
+int mx_metric_index(const struct arch_profile *ap, const char *name);
+/* Adds a warning (printf format) to res->warn. */
+void mx_warn(struct mx_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Display name of a kernel (METRICS.md §2): "void " and the parameter list
+ * dropped, the Kokkos wrapper hip_parallel_launch_*<Kokkos::Impl::ParallelX<
+ * Functor, Policy<..., Tag>, ...>> reduced to "Functor [Tag]". Allocated. */
+char *mx_display_name(const char *full);
+/* Makes names unique in place by appending " #2", " #3", ... */
+void mx_unique_names(char **names, size_t n);
+
+/* Sampled clock (METRICS.md §3): mean gfx_clock_MHz of the telemetry samples
+ * of every file that fall inside a merged kernel interval of the power run
+ * (intervals [start, end], ns, any order). *n receives the samples used.
+ * 0 (NaN when none inside), -1 on a read error (printed). */
+int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, size_t niv,
+                     double *mhz, uint64_t *n);
+
+#endif

@@ -1,0 +1,61 @@
+/* analysis.h - the outputs of `benchrun analyze` (seed-compatible names,
+ * ../shared/notes/seed-output-formats.md): per_kernel_metrics.csv,
+ * top_kernels.csv, summary.json and report.md, each written atomically
+ * (fs_atomic_*) into the output folder.
+ *
+ * Owns: the column/key names and order (the profile's visible metrics, in
+ * profile order, after `kernel,kernel_full_name`), number formatting (NaN →
+ * empty CSV cell / JSON null; 12 significant digits in the CSV and JSON), the
+ * top-kernel column set and its definitions, and the report layout.
+ */
+#ifndef BR_WRITE_ANALYSIS_H
+#define BR_WRITE_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "metrics/metrics.h"
+
+/* Everything the writers show besides the metric rows. */
+struct wr_info {
+    const char *pmc_dir;            /* as given (absolute preferred) */
+    const char *out_dir;
+    const char *arch_source;        /* how the profile was chosen */
+    const char *counters_file;      /* passes file read, or NULL */
+    const struct rp_run *run;
+    const struct rp_power *power;   /* NULL without a power run */
+    const char *power_path;         /* kernel trace file or folder */
+    char *const *telemetry;         /* telemetry files read (NULL-terminated or NULL) */
+    uint64_t clock_samples;         /* in-kernel samples used */
+    double sampled_mhz;             /* NaN when not sampled */
+    int top_rows;                   /* --top: rows of report.md */
+    double time_pct, latency_pct;
+    int top_n;
+    const char *perf_regex;         /* NULL when not given */
+};
+
+/* Writes the four files. 0, or -1 after printing the error. */
+int wr_analysis(const struct mx_result *res, const struct wr_info *in);
+
+int wr_per_kernel_csv(const struct mx_result *res, const char *path);
+int wr_top_csv(const struct mx_result *res, const char *path);
+int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const char *path);
+int wr_report_md(const struct mx_result *res, const struct wr_info *in, const char *path);
+
+/* Shared by the writers (wr_common.c). */
+/* A number as the CSV writes it ("" for NaN/inf): buf of at least 32 bytes. */
+const char *wr_num(double v, char *buf);
+/* CSV field, quoted when it holds ',', '"', CR or LF ('"' doubled). */
+void wr_csv_field(FILE *fp, const char *s);
+/* Top-kernel columns: header, metric name (NULL: special), definition. */
+struct wr_topcol {
+    const char *head, *metric, *def;
+};
+extern const struct wr_topcol wr_topcols[];
+extern const size_t wr_ntopcols;
+/* Clock source as text ("sampled", "override", "counters (GRBM fallback)"). */
+const char *wr_clock_source(enum mx_clock_src s);
+
+#endif

@@ -1,0 +1,177 @@
+/* wr_csv.c - per_kernel_metrics.csv (every kernel + TOTAL, every visible
+ * metric in profile order, short and full name) and top_kernels.csv (the top
+ * kernels then TOTAL, the seed's column names), plus the helpers the other
+ * writers share (number format, CSV quoting, top-kernel columns). */
+#include "write/analysis.h"
+
+#include "util/error.h"
+#include "util/fsutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct wr_topcol wr_topcols[] = {
+    { "kernel", NULL, "display name (wrapper stripped; unique)" },
+    { "time %", "time_share_pct", "share of GPU kernel time (power-run trace when given, else the passes)" },
+    { "cum %", "top_share_pct", "cumulative time share down to this kernel" },
+    { "launches", "launches", "launches per pass (mean over the passes)" },
+    { "CU util %", "CU_busy_pct", "CUs busy: SQ_BUSY_CU_CYCLES / (cycles x N_CU)" },
+    { "VALU busy %", "VALUBusy_pct", "vector ALU issuing: SQ_ACTIVE_INST_VALU / (cycles x N_CU)" },
+    { "VALU lanes %", "VALUUtilization_pct", "active lanes per VALU instruction / wave size" },
+    { "MFMA util %", "MfmaUtil_pct", "matrix cores busy: SQ_VALU_MFMA_BUSY_CYCLES / (cycles x N_SIMD)" },
+    { "FP64 TF/s", "TFLOPs_FP64", "FP64 VALU + MFMA TFLOP/s (issued lanes)" },
+    { "FP64 useful TF/s", "TFLOPs_FP64_VALU_useful", "FP64 VALU TFLOP/s x lane utilization" },
+    { "FP32 TF/s", "TFLOPs_FP32", "FP32 VALU + MFMA TFLOP/s" },
+    { "low-prec MFMA TF/s", "TFLOPs_lowp_MFMA", "BF16 + F16 + F8 + I8 MFMA TFLOP/s (pass 07_lowp_mfma)" },
+    { "total TF/s", "TFLOPs_all", "all precisions" },
+    { "dominant", "dominant_precision", "precision with the largest share of its peak" },
+    { "peak TF/s", "peak_TFLOPs_mix", "peak of this kernel's precision mix: TF_all / sum(rate_i / peak_i)" },
+    { "compute %", "compute_peak_pct", "sum over precisions of rate_i / peak_i" },
+    { "rd TB/s", "read_BW_TBps", "L2 -> memory read bandwidth (upper bound on HBM)" },
+    { "wr TB/s", "write_BW_TBps", "L2 -> memory write bandwidth" },
+    { "BW util %", "mem_BW_peak_pct", "read + write bandwidth / peak memory bandwidth" },
+    { "FLOP/B", "AI_all", "arithmetic intensity: TF_all / memory TB/s" },
+    { "ridge FLOP/B", "ridge_mix", "ridge point of the mix: peak TF/s / peak TB/s" },
+    { "max TF/s", "attainable_TFLOPs_mix", "roofline ceiling: min(peak TF/s, FLOP/B x peak TB/s)" },
+    { "max TB/s", "attainable_BW_TBps", "bandwidth ceiling: min(peak TB/s, peak TF/s / FLOP/B)" },
+    { "bound", "bound_mix", "latency (compute % and BW % both below --latency-pct), else compute or memory" },
+    { "kernel_full_name", NULL, "full kernel name (the key)" },
+};
+const size_t wr_ntopcols = sizeof(wr_topcols) / sizeof(wr_topcols[0]);
+
+const char *wr_num(double v, char *buf)
+{
+    if (!isfinite(v)) {
+        buf[0] = '\0';
+        return buf;
+    }
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, 32, "%.0f", v);
+    else
+        snprintf(buf, 32, "%.12g", v);
+    return buf;
+}
+
+void wr_csv_field(FILE *fp, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            fputc('"', fp);
+        fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+const char *wr_clock_source(enum mx_clock_src s)
+{
+    return s == MX_CLOCK_OVERRIDE ? "override (--clock-mhz)"
+         : s == MX_CLOCK_SAMPLED ? "telemetry (power run, samples inside kernels)"
+         : "counters (GRBM_GUI_ACTIVE fallback)";
+}
+
+/* One cell of metric m in row r: label text or number. */
+static void cell(FILE *fp, const struct mx_result *res, uint32_t r, int m)
+{
+    char b[32];
+    if (res->ap->metrics[m].label != AL_NONE)
+        wr_csv_field(fp, mx_label(res, r, m));
+    else
+        fputs(wr_num(mx_value(res, r, m), b), fp);
+}
+
+static void metric_row(FILE *fp, const struct mx_result *res, uint32_t r)
+{
+    bool tot = r == res->nk;
+    wr_csv_field(fp, tot ? "TOTAL" : res->shortname[r]);
+    fputc(',', fp);
+    wr_csv_field(fp, tot ? "TOTAL" : res->full[r]);
+    for (int m = 0; m < res->ap->nmetrics; m++) {
+        if (res->ap->metrics[m].hidden)
+            continue;
+        fputc(',', fp);
+        cell(fp, res, r, m);
+    }
+    fputc('\n', fp);
+}
+
+static int finish(struct fs_atomic *a)
+{
+    if (ferror(a->fp)) {
+        br_error("cannot write '%s'", a->path);
+        fs_atomic_abort(a);
+        return -1;
+    }
+    return fs_atomic_commit(a);
+}
+
+int wr_per_kernel_csv(const struct mx_result *res, const char *path)
+{
+    struct fs_atomic a;
+    if (fs_atomic_open(&a, path) < 0)
+        return -1;
+    fputs("kernel,kernel_full_name", a.fp);
+    for (int m = 0; m < res->ap->nmetrics; m++)
+        if (!res->ap->metrics[m].hidden)
+            fprintf(a.fp, ",%s", res->ap->metrics[m].name);
+    fputc('\n', a.fp);
+    for (uint32_t i = 0; i < res->nk; i++)
+        metric_row(a.fp, res, res->order[i]);
+    metric_row(a.fp, res, res->nk);
+    return finish(&a);
+}
+
+static void top_row(FILE *fp, const struct mx_result *res, uint32_t r)
+{
+    bool tot = r == res->nk;
+    for (size_t c = 0; c < wr_ntopcols; c++) {
+        if (c)
+            fputc(',', fp);
+        const struct wr_topcol *tc = &wr_topcols[c];
+        if (!tc->metric)
+            wr_csv_field(fp, tot ? "TOTAL" : c == 0 ? res->shortname[r] : res->full[r]);
+        else {
+            int m = mx_metric_index(res->ap, tc->metric);
+            if (m >= 0)
+                cell(fp, res, r, m);
+        }
+    }
+    fputc('\n', fp);
+}
+
+int wr_top_csv(const struct mx_result *res, const char *path)
+{
+    struct fs_atomic a;
+    if (fs_atomic_open(&a, path) < 0)
+        return -1;
+    for (size_t c = 0; c < wr_ntopcols; c++)
+        fprintf(a.fp, "%s%s", c ? "," : "", wr_topcols[c].head);
+    fputc('\n', a.fp);
+    for (uint32_t i = 0; i < res->ntop; i++)
+        top_row(a.fp, res, res->order[i]);
+    top_row(a.fp, res, res->nk);
+    return finish(&a);
+}
+
+int wr_analysis(const struct mx_result *res, const struct wr_info *in)
+{
+    if (fs_mkdir_p(in->out_dir) < 0)
+        return -1;
+    static const char *const names[4] = { "per_kernel_metrics.csv", "top_kernels.csv",
+                                          "summary.json", "report.md" };
+    int rc = 0;
+    for (int i = 0; i < 4 && rc == 0; i++) {
+        char *p = fs_path_join(in->out_dir, names[i]);
+        rc = i == 0 ? wr_per_kernel_csv(res, p) : i == 1 ? wr_top_csv(res, p)
+           : i == 2 ? wr_summary_json(res, in, p) : wr_report_md(res, in, p);
+        free(p);
+    }
+    return rc;
+}
