@@ -229,8 +229,9 @@ static char *opt_str(const struct raw *w, const char *name)
     return v && *v ? xstrdup(v) : NULL;
 }
 
-/* A positive integer field; def < 0 means required. */
-static int get_posint(const struct raw *w, const char *path, const char *name, long def, long *out)
+/* A positive integer field up to max; def < 0 means required. */
+static int get_posint(const struct raw *w, const char *path, const char *name, long def, long max,
+                      long *out)
 {
     const char *v = raw_get(w, name);
     if (!v) {
@@ -244,6 +245,8 @@ static int get_posint(const struct raw *w, const char *path, const char *name, l
     long n = strtol(v, &end, 10);
     if (!*v || errno || *end || n <= 0 || !isdigit((unsigned char)v[0]))
         return conf_err(path, "%s must be a positive integer, got '%s'", name, v);
+    if (n > max)
+        return conf_err(path, "%s=%ld is more than %ld", name, n, max);
     *out = n;
     return 0;
 }
@@ -310,8 +313,12 @@ static int check_vendor(const char *path, struct br_conf *c)
 
 static int check_numbers(const struct raw *w, const char *path, struct br_conf *c)
 {
-    if (get_posint(w, path, "NGPUS", -1, &c->ngpus) || get_posint(w, path, "NTASKS", -1, &c->ntasks) ||
-        get_posint(w, path, "NNODES", 1, &c->nnodes) || get_posint(w, path, "SAMPLE_MS", 1, &c->sample_ms))
+    /* Upper bounds: far above any cluster, low enough that nothing sized by
+     * them (SAMPLE_GPUS default list) can exhaust memory. */
+    if (get_posint(w, path, "NGPUS", -1, 65536, &c->ngpus) ||
+        get_posint(w, path, "NTASKS", -1, 1000000, &c->ntasks) ||
+        get_posint(w, path, "NNODES", 1, 100000, &c->nnodes) ||
+        get_posint(w, path, "SAMPLE_MS", 1, 60000, &c->sample_ms))
         return -1;
     if (check_bind(path, c, raw_get(w, "BIND_GPU_PER_TASK")) ||
         check_sample_gpus(path, c, raw_get(w, "SAMPLE_GPUS")))

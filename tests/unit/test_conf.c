@@ -123,6 +123,9 @@ static void test_decode_errors(void **state)
     expect_error(MINIMAL "S|VENDOR|Intel|Z|", "VENDOR must be amd, nvidia or none, got 'intel'");
     expect_error(MINIMAL "S|SAMPLE_GPUS|0,,1|Z|", "SAMPLE_GPUS must be GPU indices");
     expect_error(MINIMAL "S|SAMPLE_MS|fast|Z|", "SAMPLE_MS must be a positive integer");
+    /* found by fuzz_conf_decode: a huge NGPUS made the default SAMPLE_GPUS list exhaust memory */
+    expect_error("S|WORKLOAD|w|S|NGPUS|713226315987390001|S|NTASKS|1|Z|",
+                 "NGPUS=713226315987390001 is more than 65536");
     /* malformed streams (not from our loader): one clear error, no crash */
     expect_error("A|MODULES|5|a|", "malformed output from the bash loader");
     expect_error("Q|", "malformed output from the bash loader");
