@@ -40,14 +40,23 @@ demo_vectors() {
     grep -E '^  "[a-z_]+": \[' "$VECTORS_JSON" | cut -c1-110
 }
 
+demo_power() {
+    step "benchrun power $conf   (synthetic telemetry: SAMPLE_BACKEND=sim, no GPU here)"
+    "$benchrun" power "$conf"
+    POWER_DIR=$( (ls -1dt "$BENCHRUN_DEMO_RESULTS"/prof-local-* "$BENCHRUN_DEMO_RESULTS"/prof-[0-9]* \
+                  2>/dev/null || true) | head -n 1)
+}
+
 main() {
     [ -x "$benchrun" ] || { echo "run-demo.sh: no benchrun in $build (run make demo)" >&2; exit 1; }
     demo_dry_run
     demo_plain
+    demo_power
     demo_vectors
     step "done"
     echo "Results: $BENCHRUN_DEMO_RESULTS"
     echo "Plain run: $PLAIN_DIR  (app.txt, run_info.txt, run.json, workload.conf)"
+    echo "Power run: $POWER_DIR  (profiling_result_demo_0.csv: sim backend, clock_ref.txt, run.json)"
     echo "Vectors:   $VECTORS_JSON"
 }
 

@@ -92,8 +92,9 @@ static char *pick_arch(const struct br_stage *st)
     if (st->gpus.arch)
         return xstrdup(st->gpus.arch);
     if (st->dry_run) {
-        br_dry_run_note("ARCH not set in the conf and no GPU here: assuming gfx942");
-        return xstrdup("gfx942");
+        const char *a = st->conf.vendor && strcmp(st->conf.vendor, "nvidia") == 0 ? "gh100" : "gfx942";
+        br_dry_run_note("ARCH not set in the conf and no GPU here: assuming %s", a);
+        return xstrdup(a);
     }
     br_error("%s: cannot tell the GPU architecture (no GPU detected): set ARCH in the conf",
              st->conf.path);
@@ -166,7 +167,7 @@ static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct st
     free(log);
 }
 
-static int prepare_pass_dir(const struct pmc_run *r, const struct br_pass *p, const char *dir)
+static int prepare_pass_dir(const struct br_pass *p, const char *dir)
 {
     if (fs_mkdir_p(dir) != 0)
         return -1;
@@ -175,7 +176,6 @@ static int prepare_pass_dir(const struct pmc_run *r, const struct br_pass *p, co
     int rc = fs_write_atomic(label, text, strlen(text));
     free(label);
     free(text);
-    (void)r;
     return rc;
 }
 
@@ -185,7 +185,7 @@ static int do_pass(struct pmc_run *r, const struct br_pass *p)
     struct br_collect_req req;
     pass_req(r, p, dir, &req);
     struct strv col, app;
-    int rc = r->st.dry_run ? 0 : prepare_pass_dir(r, p, dir);
+    int rc = r->st.dry_run ? 0 : prepare_pass_dir(p, dir);
     if (rc == 0)
         rc = r->col->pmc_argv(&req, &col);
     if (rc == 0 && (rc = br_app_argv(&r->st, dir, &col, &app)) == 0) {
@@ -241,9 +241,12 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
         r->tool_version = br_rocm_version(r->st.conf.rocm_path);
     r->results = json_array();
     if (r->st.dry_run) {
-        br_dry_run_note("counter set '%s' from %s: %zu passes, collector %s (ROCm %s)",
+        bool rocprof = strcmp(r->col->name, "rocprofv3") == 0;
+        br_dry_run_note("counter set '%s' from %s: %zu passes, collector %s%s%s%s",
                         r->passes.set, r->passes.source, r->passes.n, r->col->name,
-                        r->tool_version ? r->tool_version : "6.3+ assumed");
+                        rocprof ? " (ROCm " : "",
+                        rocprof ? (r->tool_version ? r->tool_version : "6.3+ assumed") : "",
+                        rocprof ? ")" : "");
         return 0;
     }
     return 0;

@@ -246,7 +246,8 @@ static int build(struct rb *r)
     r->scripts = br_submit_scripts_dir();
     if (!r->scripts)
         return -1;
-    r->arch = xstrdup(r->c.arch ? r->c.arch : "gfx942");
+    const char *def = r->c.vendor && strcmp(r->c.vendor, "nvidia") == 0 ? "gh100" : "gfx942";
+    r->arch = xstrdup(r->c.arch ? r->c.arch : def);
     r->set = xstrdup(r->c.counters ? r->c.counters : "default");
     struct br_passes p;
     if (br_passes_load(r->set, r->arch, &p) == 0) {
