@@ -1,0 +1,491 @@
+/* test_metrics.c - known answers for the metric engine (src/metrics) on
+ * hand-built aggregates: every formula family per kernel and for TOTAL
+ * (utilization, FLOPs, useful FLOPs per kernel then summed, instruction mix,
+ * memory with each direction over its own pass, roofline, all-precision mix,
+ * bound labels, dominant precision), cross-pass rates with launch counts and
+ * durations differing per pass, a missing pass, a counter missing
+ * everywhere, a kernel over a physical limit, the GRBM clock fallback, top
+ * kernels, time spread and lost launches, display names, and the sampled
+ * clock from a telemetry file. Expected values are written out from
+ * METRICS.md here, not taken from the profile. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "metrics/metrics.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *PROFILE = BR_SOURCE_DIR "/share/benchrun/arch/gfx942.json";
+static const char *const PASSES[6] = { "01_fp64_flops", "02_fp32_int_ops", "03_fp16_instmix",
+                                       "04_cu_util", "05_hbm_read", "06_hbm_write" };
+
+#define CLK 1500.0            /* MHz, --clock-mhz in most tests */
+#define CYC (CLK / 1000.0)    /* cycles per ns */
+
+/* ---- a hand-built run: 6 passes x nk kernels, counters as in the profile ---- */
+
+struct fx {
+    struct rp_run run;
+    struct arch_profile *ap;
+    struct mx_passdef defs[6];
+    struct mx_result res;
+};
+
+static void fx_init(struct fx *f, int nk, const char *const *names)
+{
+    memset(f, 0, sizeof(*f));
+    f->ap = arch_load(PROFILE, PASSES, 6);
+    assert_non_null(f->ap);
+    intern_init(&f->run.names);
+    for (int k = 0; k < nk; k++)
+        intern_add(&f->run.names, names[k], strlen(names[k]));
+    f->run.attr = xcalloc((size_t)nk, sizeof(*f->run.attr));
+    f->run.nattr = (uint32_t)nk;
+    f->run.npasses = 6;
+    f->run.passes = xcalloc(6, sizeof(struct rp_pass));
+    for (int p = 0; p < 6; p++) {
+        struct rp_pass *ps = &f->run.passes[p];
+        const struct arch_pass *ap = &f->ap->passes[p];
+        assert_string_equal(ap->name, PASSES[p]);
+        ps->name = xstrdup(PASSES[p]);
+        ps->present = true;
+        ps->ncounters = (uint32_t)ap->ncounters;
+        ps->counters = xcalloc((size_t)ap->ncounters + 1, sizeof(char *));
+        for (int c = 0; c < ap->ncounters; c++)
+            ps->counters[c] = xstrdup(ap->counters[c]);
+        ps->nkernels = (uint32_t)nk;
+        ps->launches = xcalloc((size_t)nk, sizeof(uint64_t));
+        ps->dur_ns = xcalloc((size_t)nk, sizeof(double));
+        ps->csum = xcalloc((size_t)nk * ps->ncounters, sizeof(double));
+        ps->crows = xcalloc((size_t)nk * ps->ncounters, sizeof(uint64_t));
+        f->defs[p] = (struct mx_passdef){ PASSES[p], ap->ncounters, ap->counters };
+    }
+}
+
+static void fx_free(struct fx *f)
+{
+    mx_release(&f->res);
+    rp_run_release(&f->run);
+    arch_free(f->ap);
+}
+
+/* Kernel k ran in pass p for dur ns with n launches. */
+static void dur(struct fx *f, int p, int k, double d, uint64_t n)
+{
+    struct rp_pass *ps = &f->run.passes[p];
+    ps->dur_ns[k] = d;
+    ps->launches[k] = n;
+    ps->dur_ns_total += d;
+    ps->launches_total += n;
+}
+
+/* Counter c of kernel k in every pass collecting it: rate per ns x the
+ * kernel's time in that pass (so the rate is exact whatever the time). */
+static void rate(struct fx *f, int k, const char *c, double r)
+{
+    for (uint32_t p = 0; p < f->run.npasses; p++) {
+        struct rp_pass *ps = &f->run.passes[p];
+        for (uint32_t i = 0; i < ps->ncounters; i++)
+            if (!strcmp(ps->counters[i], c)) {
+                ps->csum[(size_t)k * ps->ncounters + i] = r * ps->dur_ns[k];
+                ps->crows[(size_t)k * ps->ncounters + i] = ps->launches[k];
+            }
+    }
+}
+
+static double val(const struct fx *f, int row, const char *metric)
+{
+    int m = mx_metric_index(f->ap, metric);
+    if (m < 0)
+        fail_msg("no metric %s", metric);
+    return mx_value(&f->res, (uint32_t)row, m);
+}
+
+static const char *lab(const struct fx *f, int row, const char *metric)
+{
+    return mx_label(&f->res, (uint32_t)row, mx_metric_index(f->ap, metric));
+}
+
+#define NEAR(a, b) do { double a_ = (a), b_ = (b); \
+    if (!(fabs(a_ - b_) <= 1e-9 * fabs(b_) + 1e-12)) fail_msg("%s = %.15g, want %.15g", #a, a_, b_); \
+} while (0)
+
+static bool has_warning(const struct mx_result *r, const char *a, const char *b)
+{
+    for (size_t i = 0; i < r->nwarn; i++)
+        if (strstr(r->warn[i], a) && (!b || strstr(r->warn[i], b)))
+            return true;
+    return false;
+}
+
+static int compute(struct fx *f, enum mx_clock_src src)
+{
+    struct mx_opts o = { .time_pct = 90, .latency_pct = 10, .clock_src = src,
+                         .clock_mhz = src == MX_CLOCK_FALLBACK ? NAN : CLK };
+    return mx_compute(&f->res, f->ap, &f->run, NULL, f->defs, 6, &o);
+}
+
+/* Pass times: kernel A (0) 1 ms x (1 + 0.1 p), 10 + p launches; kernel B (1)
+ * 0.5 ms x (1 + 0.3 p), 20 - p launches: launch counts and durations differ
+ * between passes. */
+static double DA(int p) { return 1e6 * (1 + 0.1 * p); }
+static double DB(int p) { return 5e5 * (1 + 0.3 * p); }
+
+static void two_kernels(struct fx *f)
+{
+    static const char *const names[2] = { "void kern_a<double>(double*, int)", "kern_b" };
+    fx_init(f, 2, names);
+    for (int p = 0; p < 6; p++) {
+        dur(f, p, 0, DA(p), 10 + (uint64_t)p);
+        dur(f, p, 1, DB(p), 20 - (uint64_t)p);
+    }
+    /* A: FP64 VALU compute kernel. 64 x (1 + 2 + 2x3 + 0.5) = 608 FLOP/ns */
+    rate(f, 0, "SQ_INSTS_VALU_ADD_F64", 1);
+    rate(f, 0, "SQ_INSTS_VALU_MUL_F64", 2);
+    rate(f, 0, "SQ_INSTS_VALU_FMA_F64", 3);
+    rate(f, 0, "SQ_INSTS_VALU_TRANS_F64", 0.5);
+    rate(f, 0, "SQ_INSTS_VALU_MFMA_MOPS_F64", 0);
+    rate(f, 0, "SQ_INSTS_VALU", 13);
+    rate(f, 0, "SQ_BUSY_CU_CYCLES", 0.5 * CYC * 304);
+    rate(f, 0, "SQ_ACTIVE_INST_VALU", 0.2 * CYC * 304);
+    rate(f, 0, "SQ_THREAD_CYCLES_VALU", 48 * 0.2 * CYC * 304);
+    rate(f, 0, "SQ_WAVE_CYCLES", 8 * CYC * 304 / 4);
+    rate(f, 0, "SQ_ACTIVE_INST_ANY", 0.1 * 8 * CYC * 304 / 4);
+    rate(f, 0, "TCC_EA0_RDREQ_sum", 1);
+    rate(f, 0, "TCC_BUBBLE_sum", 1);
+    rate(f, 0, "TCC_EA0_RDREQ_32B_sum", 0);
+    rate(f, 0, "TCC_EA0_WRREQ_sum", 0);
+    rate(f, 0, "TCC_EA0_WRREQ_64B_sum", 0);
+    rate(f, 0, "SQ_INSTS_SALU", 1);
+    rate(f, 0, "SQ_INSTS_VMEM_RD", 3);
+    rate(f, 0, "SQ_INSTS_VMEM_WR", 2);
+    rate(f, 0, "SQ_INSTS_LDS", 1);
+    /* B: memory kernel without FLOPs. */
+    rate(f, 1, "SQ_INSTS_VALU_ADD_F64", 0);
+    rate(f, 1, "SQ_INSTS_VALU_MUL_F64", 0);
+    rate(f, 1, "SQ_INSTS_VALU_FMA_F64", 0);
+    rate(f, 1, "SQ_INSTS_VALU_TRANS_F64", 0);
+    rate(f, 1, "SQ_INSTS_VALU_MFMA_MOPS_F64", 0);
+    rate(f, 1, "SQ_INSTS_VALU", 2);
+    rate(f, 1, "SQ_BUSY_CU_CYCLES", 0.9 * CYC * 304);
+    rate(f, 1, "SQ_ACTIVE_INST_VALU", 0.1 * CYC * 304);
+    rate(f, 1, "SQ_THREAD_CYCLES_VALU", 16 * 0.1 * CYC * 304);
+    rate(f, 1, "SQ_WAVE_CYCLES", 4 * CYC * 304 / 4);
+    rate(f, 1, "TCC_EA0_RDREQ_sum", 20);
+    rate(f, 1, "TCC_BUBBLE_sum", 5);
+    rate(f, 1, "TCC_EA0_RDREQ_32B_sum", 5);
+    rate(f, 1, "TCC_EA0_WRREQ_sum", 10);
+    rate(f, 1, "TCC_EA0_WRREQ_64B_sum", 4);
+    rate(f, 1, "TCC_EA0_ATOMIC_sum", 1);
+    for (int k = 0; k < 2; k++)
+        rate(f, k, "GRBM_GUI_ACTIVE", 8 * CYC);   /* 1500 MHz x 8 XCC */
+    f->run.attr[0] = (struct rp_kattr){ .vgpr = 28, .agpr = 4, .wg_size = 256, .seen = true };
+    f->run.attr[1] = (struct rp_kattr){ .vgpr = 128, .lds = 16384, .wg_size = 256, .seen = true };
+}
+
+static void test_per_kernel(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_int_equal(f.res.nk, 2);
+    /* utilization (pass 4 counters at 1500 MHz) */
+    NEAR(val(&f, 0, "CU_busy_frac"), 0.5);
+    NEAR(val(&f, 0, "CU_busy_pct"), 50);
+    NEAR(val(&f, 0, "VALUBusy_pct"), 20);
+    NEAR(val(&f, 0, "VALU_threads"), 48);
+    NEAR(val(&f, 0, "VALUUtilization_pct"), 75);
+    NEAR(val(&f, 0, "waves_per_CU"), 8);
+    NEAR(val(&f, 0, "Occupancy_pct"), 25);
+    NEAR(val(&f, 0, "Wave_issue_pct"), 10);
+    NEAR(val(&f, 0, "clock_factor"), 1500.0 / 2100);
+    NEAR(val(&f, 0, "eff_clock_MHz"), 1500);
+    /* max waves (METRICS.md §4 examples): 28 VGPR + 4 AGPR -> 32/CU; 128 VGPR
+     * -> 16, LDS 16 KiB x 4 waves/WG -> 16 */
+    NEAR(val(&f, 0, "max_waves_CU"), 32);
+    NEAR(val(&f, 1, "max_waves_CU"), 16);
+    NEAR(val(&f, 0, "Occupancy_of_max_pct"), 25);
+    NEAR(val(&f, 1, "Occupancy_of_max_pct"), 25);
+    /* FLOPs: 608 FLOP/ns over pass 1's time */
+    NEAR(val(&f, 0, "FP64_VALU_FLOP"), 608 * DA(0));
+    NEAR(val(&f, 0, "FP64_TRANS_FLOP"), 64 * 0.5 * DA(0));
+    NEAR(val(&f, 0, "TFLOPs_FP64_VALU"), 0.608);
+    NEAR(val(&f, 0, "FP64_VALU_FLOP_useful"), 608 * DA(0) * 0.75);
+    NEAR(val(&f, 0, "TFLOPs_FP64_VALU_useful"), 0.608 * 0.75);
+    NEAR(val(&f, 0, "FP64_VALU_peak_pct"), 100 * 0.608 / 81.7);
+    NEAR(val(&f, 0, "FP64_VALU_peak_clk_pct"), 100 * 0.608 / (81.7 * 1500 / 2100));
+    NEAR(val(&f, 0, "FP64_share_pct"), 100 * 6.5 / 13);
+    /* instruction mix among VALU 13, SALU 1, VMEM_RD 3, VMEM_WR 2, LDS 1 */
+    NEAR(val(&f, 0, "inst_VALU_pct"), 65);
+    NEAR(val(&f, 0, "inst_VMEM_RD_pct"), 15);
+    /* memory: B reads 128x5 + 64x10 + 32x5 = 1440 B/ns over pass 5, writes
+     * 32x6 + 64x4 = 448 B/ns over pass 6 */
+    NEAR(val(&f, 1, "mem_read_bytes"), 1440 * DB(4));
+    NEAR(val(&f, 1, "mem_write_bytes"), 448 * DB(5));
+    NEAR(val(&f, 1, "read_BW_TBps"), 1.44);
+    NEAR(val(&f, 1, "write_BW_TBps"), 0.448);
+    NEAR(val(&f, 1, "mem_BW_TBps"), 1.888);
+    NEAR(val(&f, 1, "mem_BW_peak_pct"), 100 * 1.888 / 5.3);
+    NEAR(val(&f, 1, "read_128B_pct"), 25);
+    NEAR(val(&f, 1, "read_32B_pct"), 25);
+    NEAR(val(&f, 1, "atomic_req_pct"), 10);
+    NEAR(val(&f, 1, "atomic_bytes"), 32 * DB(5));
+    /* roofline: A reads 128 B/ns = 0.128 TB/s, AI = 0.608 / 0.128 = 4.75 */
+    NEAR(val(&f, 0, "AI_FP64"), 4.75);
+    NEAR(val(&f, 0, "attainable_TFLOPs"), 4.75 * 5.3);
+    NEAR(val(&f, 0, "roofline_pct"), 100 * 0.608 / (4.75 * 5.3));
+    /* both below 10% of peak: latency; B: no FLOPs, 35.6% of BW: memory */
+    assert_string_equal(lab(&f, 0, "bound"), "latency");
+    assert_string_equal(lab(&f, 1, "bound"), "memory");
+    assert_string_equal(lab(&f, 1, "bound_mix"), "memory");
+    assert_string_equal(lab(&f, 0, "dominant_precision"), "FP64_VALU");
+    assert_null(lab(&f, 1, "dominant_precision"));
+    assert_true(isnan(val(&f, 1, "attainable_TFLOPs_mix")) || val(&f, 1, "TFLOPs_all") == 0);
+    /* per-pass clocks from GRBM */
+    NEAR(val(&f, 0, "clock_MHz_03_fp16_instmix"), 1500);
+    /* time and launches: means over the 6 passes */
+    NEAR(val(&f, 0, "time_ms"), (6e6 + 1.5e6) / 6 / 1e6);
+    NEAR(val(&f, 0, "launches"), (10 + 11 + 12 + 13 + 14 + 15) / 6.0);
+    assert_false(has_warning(&f.res, "physical", NULL));
+    fx_free(&f);
+}
+
+static void test_whole_run(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    int T = 2;
+    /* Σ over kernels within each pass, then rates */
+    NEAR(val(&f, T, "TFLOPs_FP64_VALU"), 608 * DA(0) / (DA(0) + DB(0)) / 1000);
+    NEAR(val(&f, T, "FP64_VALU_FLOP"), 608 * DA(0));
+    double busy = (0.5 * DA(3) + 0.9 * DB(3)) / (DA(3) + DB(3));
+    NEAR(val(&f, T, "CU_busy_frac"), busy);
+    double act = 0.2 * DA(3) + 0.1 * DB(3), thr = 48 * 0.2 * DA(3) + 16 * 0.1 * DB(3);
+    NEAR(val(&f, T, "VALU_threads"), thr / act);
+    /* useful FLOPs: per kernel then summed (B has none), not whole x whole */
+    NEAR(val(&f, T, "FP64_VALU_FLOP_useful"), 608 * DA(0) * 0.75);
+    assert_true(fabs(val(&f, T, "FP64_VALU_FLOP_useful") -
+                     val(&f, T, "FP64_VALU_FLOP") * thr / act / 64) > 1);
+    NEAR(val(&f, T, "TFLOPs_FP64_VALU_useful"), 608 * DA(0) * 0.75 / (DA(0) + DB(0)) / 1000);
+    /* each direction over its own pass */
+    NEAR(val(&f, T, "read_BW_TBps"), (128 * DA(4) + 1440 * DB(4)) / (DA(4) + DB(4)) / 1000);
+    NEAR(val(&f, T, "write_BW_TBps"), 448 * DB(5) / (DA(5) + DB(5)) / 1000);
+    NEAR(val(&f, T, "time_ms"), (6e6 + 1.5e6) / 6 / 1e6 + (3e6 + 0.5e6 * 4.5) / 6 / 1e6);
+    NEAR(val(&f, T, "launches"), (75 + 105) / 6.0);
+    /* max waves and occupancy of max do not apply to TOTAL */
+    assert_true(isnan(val(&f, T, "max_waves_CU")));
+    assert_true(isnan(val(&f, T, "Occupancy_of_max_pct")));
+    /* time shares from the passes (no power run) and top kernels */
+    double ta = 7.5e6 / 6, tb = 5.25e6 / 6;
+    NEAR(val(&f, 0, "time_share_pct"), 100 * ta / (ta + tb));
+    NEAR(val(&f, T, "time_share_pct"), 100);
+    assert_int_equal(f.res.order[0], 0);
+    assert_int_equal(f.res.ntop, 2);   /* A alone is 58.8% < 90% */
+    NEAR(val(&f, 1, "top_share_pct"), 100);
+    assert_true(isnan(val(&f, T, "GPU_busy_pct")));
+    fx_free(&f);
+}
+
+static void test_fallback_clock(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    /* kernel B's counters ran at 1800 MHz: its own GRBM gives its clock */
+    rate(&f, 1, "GRBM_GUI_ACTIVE", 8 * 1.8);
+    assert_int_equal(compute(&f, MX_CLOCK_FALLBACK), 0);
+    NEAR(val(&f, 0, "clock_MHz_used"), 1500);
+    NEAR(val(&f, 1, "clock_MHz_used"), 1800);
+    NEAR(val(&f, 1, "CU_busy_frac"), 0.9 * 1500 / 1800);
+    /* TOTAL: GRBM pooled over all passes */
+    double num = 0, den = 0;
+    for (int p = 0; p < 6; p++) {
+        num += 8 * CYC * DA(p) + 8 * 1.8 * DB(p);
+        den += DA(p) + DB(p);
+    }
+    NEAR(val(&f, 2, "clock_MHz_used"), 1000 * num / den / 8);
+    assert_true(has_warning(&f.res, "GRBM", "fallback"));
+    assert_int_equal(f.res.clock_src, MX_CLOCK_FALLBACK);
+    fx_free(&f);
+}
+
+static void test_missing_pass_and_counter(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    /* pass 6 missing: write metrics empty; RD_UNCACHED has no rows anywhere */
+    f.run.passes[5].present = false;
+    struct rp_pass *p5 = &f.run.passes[4];
+    for (uint32_t k = 0; k < 2; k++)
+        for (uint32_t c = 0; c < p5->ncounters; c++)
+            if (!strcmp(p5->counters[c], "TCC_EA0_RD_UNCACHED_32B_sum"))
+                p5->crows[k * p5->ncounters + c] = 0;
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_true(isnan(val(&f, 1, "write_BW_TBps")));
+    assert_true(isnan(val(&f, 1, "mem_BW_TBps")));
+    assert_true(isnan(val(&f, 1, "uncached_read_bytes")));
+    assert_true(isnan(val(&f, 1, "clock_MHz_06_hbm_write")));
+    NEAR(val(&f, 1, "read_BW_TBps"), 1.44);
+    assert_null(lab(&f, 1, "bound"));
+    assert_true(has_warning(&f.res, "06_hbm_write", "no counter data"));
+    assert_true(has_warning(&f.res, "TCC_EA0_RD_UNCACHED_32B_sum", "no data"));
+    /* time means over the 5 passes present */
+    NEAR(val(&f, 0, "time_ms"), (5e6 + 1e6) / 5 / 1e6);
+    fx_free(&f);
+}
+
+static void test_over_limit(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    rate(&f, 1, "SQ_BUSY_CU_CYCLES", 1.25 * CYC * 304);
+    rate(&f, 0, "SQ_WAVE_CYCLES", 40 * CYC * 304 / 4);   /* 40 waves > 32 */
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    NEAR(val(&f, 1, "CU_busy_frac"), 1.25);
+    assert_true(has_warning(&f.res, "kern_b", "CU busy above 1"));
+    assert_true(has_warning(&f.res, "kern_a<double>", "register/LDS limit"));
+    fx_free(&f);
+}
+
+static void test_pass_checks(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    /* pass 2 ran 10x longer overall; pass 3 lost launches; pass 4 at 900 MHz */
+    f.run.passes[1].dur_ns_total *= 10;
+    f.run.passes[2].trace_launches = 40;
+    f.run.passes[2].uncounted_launches = 3;
+    f.run.passes[2].trace_ns = 1e7;
+    f.run.passes[2].uncounted_ns = 1e5;   /* 1% */
+    rate(&f, 0, "GRBM_GUI_ACTIVE", 8 * 0.9);
+    rate(&f, 1, "GRBM_GUI_ACTIVE", 8 * 0.9);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_true(has_warning(&f.res, "differs", "across passes"));
+    assert_true(f.res.time_spread_pct > 5);
+    assert_true(has_warning(&f.res, "03_fp16_instmix", "lost launches"));
+    NEAR(f.res.pass[2].uncounted_pct, 1);
+    assert_true(has_warning(&f.res, "04_cu_util", "outside 1000-2200"));
+    assert_true(has_warning(&f.res, "04_cu_util", "clock mismatch"));
+    fx_free(&f);
+}
+
+static void test_top_n_and_labels(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    /* kernel A at 40% of the FP64 VALU peak: compute bound */
+    double inst = 0.4 * 81.7 * 1000 / 64 / 9.5;
+    rate(&f, 0, "SQ_INSTS_VALU_ADD_F64", inst);
+    rate(&f, 0, "SQ_INSTS_VALU_MUL_F64", 2 * inst);
+    rate(&f, 0, "SQ_INSTS_VALU_FMA_F64", 3 * inst);
+    rate(&f, 0, "SQ_INSTS_VALU_TRANS_F64", 0.5 * inst);
+    struct mx_opts o = { .time_pct = 90, .top_n = 1, .latency_pct = 10,
+                         .clock_src = MX_CLOCK_OVERRIDE, .clock_mhz = CLK };
+    assert_int_equal(mx_compute(&f.res, f.ap, &f.run, NULL, f.defs, 6, &o), 0);
+    NEAR(val(&f, 0, "FP64_VALU_peak_pct"), 40);
+    NEAR(val(&f, 0, "compute_peak_pct"), 40);
+    NEAR(val(&f, 0, "peak_TFLOPs_mix"), 81.7);
+    assert_string_equal(lab(&f, 0, "bound"), "compute");
+    assert_string_equal(lab(&f, 0, "bound_mix"), "compute");
+    assert_int_equal(f.res.ntop, 1);
+    NEAR(val(&f, 2, "top_share_pct"), val(&f, 0, "time_share_pct"));
+    mx_release(&f.res);
+    /* --latency-pct 50: A is under 50% of both peaks */
+    o.top_n = 0;
+    o.latency_pct = 50;
+    assert_int_equal(mx_compute(&f.res, f.ap, &f.run, NULL, f.defs, 6, &o), 0);
+    assert_string_equal(lab(&f, 0, "bound"), "latency");
+    fx_free(&f);
+}
+
+static void test_names(void **st)
+{
+    (void)st;
+    char *n = mx_display_name(
+        "hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelFor<ReaxFF::PairComputeTabulated"
+        "<Kokkos::HIP, 1, true>, Kokkos::RangePolicy<Kokkos::HIP, ReaxFF::TagPairCompute<1, 1>>, "
+        "Kokkos::HIP>>");
+    assert_string_equal(n, "ReaxFF::PairComputeTabulated<Kokkos::HIP, 1, true> [ReaxFF::TagPairCompute<1, 1>]");
+    free(n);
+    n = mx_display_name(
+        "hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelReduce<Kokkos::Impl::CombinedFunc"
+        "torReducer<ReaxFF::BondOrder<Kokkos::HIP>, Kokkos::Sum<double>>, Kokkos::RangePolicy<Kokkos"
+        "::HIP, ReaxFF::TagBondOrder>, Kokkos::HIP>>");
+    assert_string_equal(n, "ReaxFF::BondOrder<Kokkos::HIP> [ReaxFF::TagBondOrder]");
+    free(n);
+    n = mx_display_name("void gemm_tile<double, 64, 4>(double const*, double const*, double*, int)");
+    assert_string_equal(n, "gemm_tile<double, 64, 4>");
+    free(n);
+    n = mx_display_name("Cijk_Ailk_Bljk_DB.kd");
+    assert_string_equal(n, "Cijk_Ailk_Bljk_DB");
+    free(n);
+    n = mx_display_name("");
+    assert_string_equal(n, "");
+    free(n);
+    char *v[3] = { xstrdup("f"), xstrdup("f"), xstrdup("f #2") };
+    mx_unique_names(v, 3);
+    assert_string_equal(v[0], "f");
+    assert_true(strcmp(v[1], "f") && strcmp(v[1], "f #2"));
+    assert_string_equal(v[2], "f #2");
+    for (int i = 0; i < 3; i++)
+        free(v[i]);
+}
+
+static void test_sampled_clock(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/h9telXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "# device=0\ntimestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,"
+                "edge_temp_C,hotspot_temp_C\n");
+    /* 138 MHz startup, 2 samples in kernel 1 (1600, 1700), 800 idle, 1 in
+     * kernel 2 (1900), 500 after */
+    static const long long ts[] = { 10, 100, 150, 250, 320, 400, 500 };
+    static const double clk[] = { 138, 1600, 1700, 800, 1900, 1000, 500 };
+    for (int i = 0; i < 7; i++)
+        fprintf(fp, "%lld,100,100,%g,nan,50\n", ts[i], clk[i]);
+    fclose(fp);
+    /* kernel intervals (unsorted, overlapping): [90,160] [100,200] [300,330] */
+    int64_t iv[] = { 300, 330, 100, 200, 90, 160 };
+    char *files[2] = { path, NULL };
+    double mhz;
+    uint64_t n;
+    assert_int_equal(mx_sampled_clock(files, 1, iv, 3, &mhz, &n), 0);
+    assert_int_equal(n, 3);
+    NEAR(mhz, (1600 + 1700 + 1900) / 3.0);
+    assert_int_equal(mx_sampled_clock(files, 1, iv, 0, &mhz, &n), 0);
+    assert_true(isnan(mhz));
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_per_kernel),
+        cmocka_unit_test(test_whole_run),
+        cmocka_unit_test(test_fallback_clock),
+        cmocka_unit_test(test_missing_pass_and_counter),
+        cmocka_unit_test(test_over_limit),
+        cmocka_unit_test(test_pass_checks),
+        cmocka_unit_test(test_top_n_and_labels),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_sampled_clock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
