@@ -351,6 +351,7 @@ void vec_result_release(struct vec_result *r)
     free(r->gpu_name), free(r->tdp_source), free(r->run_info_file);
     json_decref(r->run_info);
     json_decref(r->clock_ref);
+    json_decref(r->clock_ref_nodes);
     json_decref(r->sampler_reports);
     json_decref(r->warnings);
     memset(r, 0, sizeof(*r));

@@ -84,6 +84,7 @@ struct vec_result {
     json_t *run_info;          /* run.json, or run_info.txt lines; NULL none */
     char *run_info_file;
     json_t *clock_ref;         /* clock_ref.txt fields; NULL none */
+    json_t *clock_ref_nodes;   /* clock_ref_<node>.txt fields by file (multi-node); NULL none */
     json_t *sampler_reports;   /* sampler_<prefix>.json files by name; NULL none */
     struct vec_window win;
     struct vec_interval ival;

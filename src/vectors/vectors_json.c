@@ -171,6 +171,8 @@ static void write_alignment(struct jsonw *w, const struct vec_result *r)
     jw_kstr(w, "telemetry_clock", json_string_value(json_object_get(m, "clock")));
     jw_key(w, "clock_ref");
     r->clock_ref ? jw_json(w, r->clock_ref) : jw_null(w);
+    jw_key(w, "clock_ref_nodes");
+    r->clock_ref_nodes ? jw_json(w, r->clock_ref_nodes) : jw_null(w);
     jw_kint(w, "first_sample_ns", first);
     jw_kint(w, "last_sample_ns", last);
     jw_key(w, "first_kernel_start_ns");

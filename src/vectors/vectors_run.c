@@ -253,14 +253,28 @@ void vec_read_run_info(struct vec_result *r)
     free(p);
 }
 
+/* clock_ref.txt, and clock_ref_<node>.txt of multi-node runs (sampler --node). */
 void vec_read_clock_ref(struct vec_result *r)
 {
-    char *p = fs_path_join(r->prof_dir, "clock_ref.txt");
-    char *text = fs_exists(p) ? fs_read_file(p, NULL) : NULL;
-    if (text)
-        r->clock_ref = parse_kv_text(text);
-    free(text);
-    free(p);
+    DIR *d = opendir(r->prof_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "clock_ref", 9) != 0 || !ends_with(e->d_name, ".txt"))
+            continue;
+        char *p = fs_path_join(r->prof_dir, e->d_name);
+        char *text = fs_read_file(p, NULL);
+        if (text && strcmp(e->d_name, "clock_ref.txt") == 0) {
+            r->clock_ref = parse_kv_text(text);
+        } else if (text && e->d_name[9] == '_') {
+            if (!r->clock_ref_nodes)
+                r->clock_ref_nodes = json_object();
+            json_object_set_new(r->clock_ref_nodes, e->d_name, parse_kv_text(text));
+        }
+        free(text);
+        free(p);
+    }
+    if (d)
+        closedir(d);
 }
 
 void vec_read_sampler_reports(struct vec_result *r)

@@ -87,6 +87,8 @@ for node in nid001 nid002; do for g in 0 1; do
         > "$M/profiling_result_app_${node}_$g.csv"
 done; done
 trace "$M" 1000 4000
+printf '# clock reference\nboottime_ns=111\n' > "$M/clock_ref_nid001.txt"
+printf '# clock reference\nboottime_ns=222\n' > "$M/clock_ref_nid002.txt"
 expect_exit 0 "multi-node --per-gpu" -- "$BENCHRUN" vectors "$M" --tdp 750 --per-gpu
 V=$M/sampling_vectors.json
 check "pooled: half at 1.0 (entry 5), half at 2.0 (above)" "0.5 0.5 4" "$(json "$V" '"%s %s %d" % (j["inst_power"][5], sum(j["inst_power"]), j["description"]["bins"]["inst_power"]["samples_above_last_edge"])')"
@@ -95,6 +97,7 @@ check "nid001 GPU vector" "1.0" "$(json "$V" 'j["inst_power_nid001_gpu1"][5]')"
 check "nid002 GPU: all above the last edge" "0.0" "$(json "$V" 'sum(j["inst_power_nid002_gpu0"])')"
 check "edge_temp present when measured" "True" "$(json "$V" '"edge_temp" in j')"
 check "4 GPUs sampled" "4" "$(json "$V" 'len(j["description"]["gpus_sampled"])')"
+check "per-node clock_ref files" "111 222" "$(json "$V" '" ".join(v["boottime_ns"] for v in sorted(j["description"]["clock_alignment"]["clock_ref_nodes"].values(), key=lambda v: v["boottime_ns"]))')"
 
 # --- errors ----------------------------------------------------------------
 expect_exit 2 "no PROF_DIR" -- "$BENCHRUN" vectors
