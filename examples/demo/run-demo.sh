@@ -47,17 +47,37 @@ demo_power() {
                   2>/dev/null || true) | head -n 1)
 }
 
+demo_analyze() {
+    # A small counter run made by the test-data generator (GENERATED DATA:
+    # tests/tools/gen_rocprof.c, hidden rates, rocprofv3 7.x layout) with its
+    # power run, analyzed like a real `benchrun pmc` folder.
+    local gen=$build/tests/gen_rocprof ex=$BENCHRUN_DEMO_RESULTS/pmc-example
+    ANALYSIS_REPORT="(skipped: no $gen)"
+    [ -x "$gen" ] || return 0
+    rm -rf "$ex" "$ex-prof"
+    mkdir -p "$BENCHRUN_DEMO_RESULTS"
+    "$gen" --kernels 6 --launches 120 --agent-info --power "$ex-prof" "$ex" >/dev/null
+    echo "GENERATED example data (gen_rocprof), not a measurement" >"$ex/GENERATED.txt"
+    step "benchrun analyze $ex --power $ex-prof   (generated example counter run)"
+    "$benchrun" analyze "$ex" --power "$ex-prof"
+    ANALYSIS_REPORT=$ex/analysis/report.md
+    sed -n '/^## Top kernels/,/^Columns:/p' "$ANALYSIS_REPORT" | grep '^|' | cut -d'|' -f2-4,14-15,25 \
+        | cut -c1-110
+}
+
 main() {
     [ -x "$benchrun" ] || { echo "run-demo.sh: no benchrun in $build (run make demo)" >&2; exit 1; }
     demo_dry_run
     demo_plain
     demo_power
     demo_vectors
+    demo_analyze
     step "done"
     echo "Results: $BENCHRUN_DEMO_RESULTS"
     echo "Plain run: $PLAIN_DIR  (app.txt, run_info.txt, run.json, workload.conf)"
     echo "Power run: $POWER_DIR  (profiling_result_demo_0.csv: sim backend, clock_ref.txt, run.json)"
     echo "Vectors:   $VECTORS_JSON"
+    echo "Analysis:  $ANALYSIS_REPORT  (generated example counter run)"
 }
 
 main "$@"
