@@ -242,7 +242,11 @@ int br_stage_start(struct br_stage *st)
         return -1;
     if (br_run_info_write(st, NULL, NULL, NULL) != 0)
         return -1;
-    return run_setup(st);
+    if (run_setup(st) == 0)
+        return 0;
+    struct br_exec_result failed = { .exit_code = 1, .reason = "setup failed (modules or stage_inputs)" };
+    br_run_info_write(st, NULL, &failed, NULL);    /* the folder says why it is empty */
+    return -1;
 }
 
 int br_stage_begin(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run)

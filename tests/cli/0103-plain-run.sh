@@ -79,6 +79,27 @@ mkconf "$T/launcher.conf" "" "NTASKS=2" "LAUNCHER=(env BR_FROM_LAUNCHER=1)"
 expect_exit 0 "LAUNCHER from the conf" -- "$BENCHRUN" plain "$T/launcher.conf" --dry-run
 expect_grep '^\[dry-run\] env BR_FROM_LAUNCHER=1 bash .*launch.sh' "$T/out" "launcher prefix shown"
 
+# MODULES: each entry is `module load`ed (module is a shell function, as with
+# Lmod); a failing load is a clear error before the app runs.
+module() {
+    [ "$1" = load ] || return 2
+    case "$2" in bad/*) echo "Lmod has detected the following error: The module $2 is unknown" >&2; return 1 ;;
+                 *) export BR_LOADED="${BR_LOADED:-}${BR_LOADED:+:}$2" ;; esac
+}
+export -f module
+rm -rf "$T/results"
+mkconf "$T/mod.conf" "--print-env BR_LOADED" "MODULES=(rocm/7.2.0 openmpi)"
+expect_exit 0 "MODULES loaded" -- "$BENCHRUN" plain "$T/mod.conf"
+expect_grep '^env BR_LOADED=rocm/7.2.0:openmpi$' "$(ls -d "$T"/results/plain-*)/app.txt" "modules loaded in order before the app"
+rm -rf "$T/results"
+mkconf "$T/badmod.conf" "" "MODULES=(rocm/7.2.0 bad/1.0)"
+expect_exit 1 "a module that fails to load" -- "$BENCHRUN" plain "$T/badmod.conf"
+expect_grep 'module load bad/1.0 failed \(MODULES in .*badmod.conf\)' "$T/err" "names the module"
+expect_grep 'setup \(modules, stage_inputs\) failed' "$T/err" "stage stops before the app"
+[ -e "$(ls -d "$T"/results/plain-*)/app.txt" ] && fail "the app ran after a failed module load" || pass "the app did not run"
+expect_grep '^reason: setup failed' "$(ls -d "$T"/results/plain-*)/run_info.txt" "run_info says why"
+unset -f module
+
 # SIGTERM to benchrun reaches the app's process group; the reason is recorded.
 rm -rf "$T/results"
 mkconf "$T/slow.conf" "--sleep-ms 20000"
