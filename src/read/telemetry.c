@@ -182,6 +182,64 @@ static const char *scan_word(const char *s, const char *e, bool neg, double *out
     return after_value(w, e);
 }
 
+/* Decimal digits of a number, as m * 10^dexp with m the first 19
+ * significant digits; *many when more were seen. */
+struct decimal {
+    uint64_t m;
+    int sig, dexp, ndig;
+    bool many;
+};
+
+/* Mantissa "digits[.digits]" at s; returns the first char after it. Works
+ * on locals (kept in registers) and stores them once. */
+static inline const char *scan_mantissa(const char *s, const char *e, struct decimal *d)
+{
+    uint64_t m = 0;
+    int sig = 0, dexp = 0, ndig = 0;
+    bool many = false;
+    for (; s < e && *s >= '0' && *s <= '9'; s++, ndig++) {
+        if (m == 0 && *s == '0')
+            continue;
+        if (sig < 19)
+            m = m * 10 + (uint64_t)(*s - '0'), sig++;
+        else
+            many = true, dexp++;
+    }
+    if (s < e && *s == '.') {
+        for (s++; s < e && *s >= '0' && *s <= '9'; s++, ndig++) {
+            if (m == 0 && *s == '0') {
+                dexp--;
+                continue;
+            }
+            if (sig < 19)
+                m = m * 10 + (uint64_t)(*s - '0'), sig++, dexp--;
+            else
+                many = true;
+        }
+    }
+    *d = (struct decimal){ .m = m, .sig = sig, .dexp = dexp, .ndig = ndig, .many = many };
+    return s;
+}
+
+/* Optional exponent "(e|E)[+-]digits" at s, added to d->dexp; NULL when
+ * malformed. */
+static inline const char *scan_exponent(const char *s, const char *e, struct decimal *d)
+{
+    if (s == e || (*s != 'e' && *s != 'E'))
+        return s;
+    s++;
+    bool eneg = s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+'))
+        s++;
+    if (s == e || *s < '0' || *s > '9')
+        return NULL;
+    long x = 0;
+    for (; s < e && *s >= '0' && *s <= '9'; s++)
+        x = x < 100000 ? x * 10 + (*s - '0') : x;
+    d->dexp += (int)(eneg ? -x : x);
+    return s;
+}
+
 /* Parses the number of the field starting at s (the line ends at e).
  * Decimal grammar: [+-] digits [. digits] [(e|E) [+-] digits], at least one
  * mantissa digit; also nan/inf/infinity (any case) and an empty field (NaN);
@@ -201,54 +259,21 @@ static const char *scan_number(const char *s, const char *e, double *out)
     }
     if (*s == 'n' || *s == 'N' || *s == 'i' || *s == 'I')
         return scan_word(s, e, neg, out);
-    uint64_t m = 0;
-    int sig = 0, dexp = 0, ndig = 0;
-    bool many = false;                 /* more than 19 significant digits */
-    for (; s < e && *s >= '0' && *s <= '9'; s++, ndig++) {
-        if (m == 0 && *s == '0')
-            continue;
-        if (sig < 19)
-            m = m * 10 + (uint64_t)(*s - '0'), sig++;
-        else
-            many = true;
-    }
-    if (s < e && *s == '.') {
-        for (s++; s < e && *s >= '0' && *s <= '9'; s++, ndig++) {
-            if (m == 0 && *s == '0') {
-                dexp--;
-                continue;
-            }
-            if (sig < 19)
-                m = m * 10 + (uint64_t)(*s - '0'), sig++, dexp--;
-            else
-                many = true;
-        }
-    }
-    if (ndig == 0)
+    struct decimal d = { 0 };
+    s = scan_mantissa(s, e, &d);
+    if (d.ndig == 0 || !(s = scan_exponent(s, e, &d)))
         return NULL;
-    if (s < e && (*s == 'e' || *s == 'E')) {
-        s++;
-        bool eneg = s < e && *s == '-';
-        if (s < e && (*s == '-' || *s == '+'))
-            s++;
-        if (s == e || *s < '0' || *s > '9')
-            return NULL;
-        long x = 0;
-        for (; s < e && *s >= '0' && *s <= '9'; s++)
-            x = x < 100000 ? x * 10 + (*s - '0') : x;
-        dexp += (int)(eneg ? -x : x);
-    }
     const char *stop = after_value(s, e);
     if (!stop)
         return NULL;
-    if (m == 0) {
+    if (d.m == 0) {
         *out = neg ? -0.0 : 0.0;
-    } else if (many || m > (1ULL << 53) || dexp < -22 || dexp > 22) {
+    } else if (d.many || d.m > (1ULL << 53) || d.dexp < -22 || d.dexp > 22) {
         if (parse_slow(start, s, out) != 0)
             return NULL;
     } else {
-        double v = (double)m;
-        v = dexp < 0 ? v / pow10_exact[-dexp] : v * pow10_exact[dexp];
+        double v = (double)d.m;
+        v = d.dexp < 0 ? v / pow10_exact[-d.dexp] : v * pow10_exact[d.dexp];
         *out = neg ? -v : v;
     }
     return stop;
@@ -260,11 +285,12 @@ static const char *scan_int64(const char *s, const char *e, int64_t *out)
 {
     while (s < e && is_blank(*s))
         s++;
-    const char *start = s;
+    const char *start = s, *safe = e - s > 18 ? s + 18 : e;
     uint64_t v = 0;
+    for (; s < safe && *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (uint64_t)(*s - '0');
     for (; s < e && *s >= '0' && *s <= '9'; s++) {
-        if (s - start >= 18 && (v > (uint64_t)INT64_MAX / 10 ||
-                                v * 10 + (uint64_t)(*s - '0') > (uint64_t)INT64_MAX))
+        if (v > (uint64_t)INT64_MAX / 10 || v * 10 + (uint64_t)(*s - '0') > (uint64_t)INT64_MAX)
             return NULL;
         v = v * 10 + (uint64_t)(*s - '0');
     }
