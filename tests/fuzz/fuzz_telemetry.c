@@ -9,6 +9,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static volatile double g_sink;     /* keeps the parsed values alive */
+
 static void quiet(void *ctx, int is_warning, const char *msg)
 {
     (void)ctx, (void)is_warning, (void)msg;
@@ -24,11 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < br_telem_meta_count(t); i++)
         (void)br_telem_meta(t, br_telem_meta_key(t, i));
     struct br_telem_row row;
-    volatile double sink = 0;
     while (br_telem_next(t, &row) > 0) {
-        sink += (double)row.timestamp_ns + row.v[BR_TV_GFX_CLOCK];
+        g_sink += (double)row.timestamp_ns + row.v[BR_TV_GFX_CLOCK];
         if (e >= 0 && !isnan(row.extra[e]))
-            sink += row.extra[e];
+            g_sink += row.extra[e];
     }
     (void)br_telem_truncated(t);
     br_telem_close(t);
