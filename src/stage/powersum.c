@@ -21,7 +21,7 @@
 
 struct telem_acc {
     long samples, files;
-    double power_sum, power_max, clock_sum, clock_max, hot_max;
+    double power_sum, power_max, clock_sum, clock_max, hot_max, edge_max;
     long power_n, clock_n;
     int64_t first_ns;
 };
@@ -29,7 +29,7 @@ struct telem_acc {
 static void acc_row(struct telem_acc *a, const struct br_telem_row *row)
 {
     double p = row->v[BR_TV_SOCKET_POWER], c = row->v[BR_TV_GFX_CLOCK];
-    double h = row->v[BR_TV_HOTSPOT_TEMP];
+    double h = row->v[BR_TV_HOTSPOT_TEMP], t = row->v[BR_TV_EDGE_TEMP];
     a->samples++;
     if (a->first_ns < 0 || row->timestamp_ns < a->first_ns)
         a->first_ns = row->timestamp_ns;
@@ -45,6 +45,8 @@ static void acc_row(struct telem_acc *a, const struct br_telem_row *row)
     }
     if (!isnan(h))
         a->hot_max = isnan(a->hot_max) || h > a->hot_max ? h : a->hot_max;
+    if (!isnan(t))
+        a->edge_max = isnan(a->edge_max) || t > a->edge_max ? t : a->edge_max;
 }
 
 static void read_telemetry(const char *path, struct telem_acc *a)
@@ -77,7 +79,8 @@ static int64_t clock_ref_boottime(const char *rundir)
 
 static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64_t *first)
 {
-    struct telem_acc a = { .power_max = NAN, .clock_max = NAN, .hot_max = NAN, .first_ns = -1 };
+    struct telem_acc a = { .power_max = NAN, .clock_max = NAN, .hot_max = NAN, .edge_max = NAN,
+                           .first_ns = -1 };
     struct strv files;
     strv_init(&files);
     br_collect_find_outputs(rundir, ".csv", &files);
@@ -94,6 +97,7 @@ static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64
     json_object_set_new(o, "gfx_clock_MHz_mean", num_or_null(a.clock_n ? a.clock_sum / (double)a.clock_n : NAN));
     json_object_set_new(o, "gfx_clock_MHz_max", num_or_null(a.clock_max));
     json_object_set_new(o, "hotspot_temp_C_max", num_or_null(a.hot_max));
+    json_object_set_new(o, "edge_temp_C_max", num_or_null(a.edge_max));   /* NVIDIA: GPU temp */
     *first = a.first_ns;
 }
 
@@ -154,6 +158,8 @@ void br_power_summary_print(json_t *o)
     line_num("socket power", o, "socket_power_W_mean", "socket_power_W_max", "W");
     line_num("gfx clock", o, "gfx_clock_MHz_mean", "gfx_clock_MHz_max", "MHz");
     line_num("hotspot temp", o, NULL, "hotspot_temp_C_max", "C");
+    if (json_is_real(json_object_get(o, "edge_temp_C_max")))
+        line_num("edge/GPU temp", o, NULL, "edge_temp_C_max", "C");
     printf("  %-16s %lld in %lld trace file(s)\n", "kernels traced",
            (long long)json_integer_value(json_object_get(o, "kernels_traced")),
            (long long)json_integer_value(json_object_get(o, "trace_files")));
