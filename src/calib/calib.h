@@ -97,6 +97,10 @@ void br_calib_result_add(struct br_calib_results *r, const char *check, const ch
  * when the file cannot be read or has no header/kernel column (printed). */
 int br_calib_check_analysis(const char *per_kernel_csv, const struct br_calib_expect *e,
                             size_t n, struct br_calib_results *res);
+/* Same over a memory buffer (not copied); name is used in messages. */
+int br_calib_check_analysis_mem(const char *name, const void *data, size_t len,
+                                const struct br_calib_expect *e, size_t n,
+                                struct br_calib_results *res);
 
 /* ---- power run: long kernel duration and power-rise alignment ---------- */
 
@@ -129,6 +133,14 @@ double br_calib_refresh_ms(const int64_t *t, const double *w, size_t n, bool eve
  * unreadable folder (printed). */
 int br_calib_check_power(const char *prof_dir, const char *long_kernel, long long_ms,
                          struct br_calib_results *res);
+/* The readers behind it, over memory (fuzzing, tests): the first launch of
+ * kernel in a kernel_trace.csv (1 found, 0 not, -1 malformed header), and the
+ * (timestamp_ns, power_W) rows of a driver power CSV (count, -1 on error).
+ * *t and *w are allocated; free them. */
+int br_calib_trace_find_mem(const char *name, const void *data, size_t len, const char *kernel,
+                            int64_t *start, int64_t *end);
+long br_calib_driver_power_mem(const char *name, const void *data, size_t len, int64_t **t,
+                               double **w);
 
 /* ---- the run (calib_run.c) -------------------------------------------------- */
 

@@ -87,11 +87,11 @@ static int split_into(struct csv_src *s, const char *line, size_t len, struct st
     return rc;
 }
 
-static int ctab_load(const char *path, struct ctab *t)
+/* Reads the whole table from s (closed here). */
+static int ctab_load(struct csv_src *s, struct ctab *t)
 {
     *t = (struct ctab){ 0 };
     strv_init(&t->hdr);
-    struct csv_src *s = csv_open(path);
     if (!s)
         return -1;
     const char *line;
@@ -111,7 +111,7 @@ static int ctab_load(const char *path, struct ctab *t)
     if (rc == 0 && got < 0)
         rc = -1;
     if (rc == 0 && t->hdr.n == 0)
-        rc = br_error("%s: empty file (no header)", path);
+        rc = br_error("%s: empty file (no header)", csv_name(s));
     csv_close(s);
     return rc;
 }
@@ -274,19 +274,31 @@ static void check_one(const struct ctab *t, const struct br_calib_expect *e,
     free(src);
 }
 
-int br_calib_check_analysis(const char *per_kernel_csv, const struct br_calib_expect *e,
-                            size_t n, struct br_calib_results *res)
+static int check_src(struct csv_src *s, const struct br_calib_expect *e, size_t n,
+                     struct br_calib_results *res)
 {
     struct ctab t;
-    if (ctab_load(per_kernel_csv, &t) != 0) {
-        ctab_free(&t);
-        return -1;
-    }
-    int rc = 0;
-    if (ctab_col(&t, "kernel") < 0)
-        rc = br_error("%s: no 'kernel' column in the header", per_kernel_csv);
+    const char *name = s ? csv_name(s) : "";
+    char *dup = xstrdup(name);
+    int rc = ctab_load(s, &t);
+    if (rc == 0 && ctab_col(&t, "kernel") < 0)
+        rc = br_error("%s: no 'kernel' column in the header", dup);
     for (size_t i = 0; rc == 0 && i < n; i++)
         check_one(&t, &e[i], res);
     ctab_free(&t);
+    free(dup);
     return rc;
+}
+
+int br_calib_check_analysis(const char *per_kernel_csv, const struct br_calib_expect *e,
+                            size_t n, struct br_calib_results *res)
+{
+    return check_src(csv_open(per_kernel_csv), e, n, res);
+}
+
+int br_calib_check_analysis_mem(const char *name, const void *data, size_t len,
+                                const struct br_calib_expect *e, size_t n,
+                                struct br_calib_results *res)
+{
+    return check_src(csv_open_mem(name, data, len), e, n, res);
 }

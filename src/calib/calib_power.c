@@ -126,10 +126,9 @@ static bool span_is_kernel(const struct csv_span *f, const char *name)
     return (f->n == n || (f->n > n && f->p[n] == '(')) && memcmp(f->p, name, n) == 0;
 }
 
-/* First launch of name in one trace file: 1 found, 0 not, -1 error. */
-static int trace_find(const char *path, const char *name, int64_t *start, int64_t *end)
+/* First launch of name in one trace (s closed here): 1 found, 0 not, -1 error. */
+static int trace_find(struct csv_src *s, const char *name, int64_t *start, int64_t *end)
 {
-    struct csv_src *s = csv_open(path);
     if (!s)
         return -1;
     const char *line;
@@ -161,7 +160,7 @@ static int find_long(const char *prof_dir, const char *name, int64_t *start, int
     char **files = rp_find_files(prof_dir, "kernel_trace.csv");
     int rc = 0;
     for (size_t i = 0; files[i] && rc == 0; i++)
-        rc = trace_find(files[i], name, start, end);
+        rc = trace_find(csv_open(files[i]), name, start, end);
     rp_strv_free(files);
     return rc;
 }
@@ -212,24 +211,27 @@ static int read_telemetry(const char *path, struct series *s)
     return rc < 0 ? -1 : 0;
 }
 
-/* NVML driver samples: timestamp_ns,power_W after a metadata line. */
-static int read_driver(const char *path, struct series *s)
+/* NVML driver samples: timestamp_ns,power_W after a metadata line (src
+ * closed here). */
+static int read_driver(struct csv_src *src, struct series *s)
 {
-    struct csv_src *src = csv_open(path);
     if (!src)
         return -1;
+    const char *path = csv_name(src);
     const char *line;
     size_t len;
     int ct = -1, cw = -1, got, rc = 0;
     struct csv_span f[16];
     while (rc == 0 && (got = csv_next_line(src, &line, &len)) > 0) {
         int nf = csv_split(line, len, f, 16);
-        if (ct < 0) {
+        if (ct < 0 || cw < 0) {     /* the metadata line, then the header */
             for (int i = 0; i < nf && i < 16; i++) {
                 if (csv_eq(&f[i], "timestamp_ns")) ct = i;
                 if (csv_eq(&f[i], "power_W")) cw = i;
             }
-            continue;   /* the metadata line, then the header */
+            if ((ct >= 0) != (cw >= 0))
+                rc = br_error_at(path, csv_line_no(src), 0, "expected a header with timestamp_ns and power_W");
+            continue;
         }
         uint64_t t;
         double w;
@@ -238,10 +240,26 @@ static int read_driver(const char *path, struct series *s)
         else
             series_add(s, (int64_t)t, w);
     }
-    csv_close(src);
     if (rc == 0 && (ct < 0 || cw < 0))
         rc = br_error("%s: no timestamp_ns,power_W header", path);
+    csv_close(src);
     return rc;
+}
+
+int br_calib_trace_find_mem(const char *name, const void *data, size_t len, const char *kernel,
+                            int64_t *start, int64_t *end)
+{
+    return trace_find(csv_open_mem(name, data, len), kernel, start, end);
+}
+
+long br_calib_driver_power_mem(const char *name, const void *data, size_t len, int64_t **t,
+                               double **w)
+{
+    struct series s = { 0 };
+    int rc = read_driver(csv_open_mem(name, data, len), &s);
+    *t = s.t;
+    *w = s.w;
+    return rc == 0 ? (long)s.n : -1;
 }
 
 /* ---- checks ---------------------------------------------------------------------- */
@@ -297,7 +315,7 @@ static int telemetry_results(const char *prof_dir, int64_t ks, int64_t ke,
             continue;
         struct series s = { 0 };
         bool drv = is_driver_file(files[i]);
-        rc = drv ? read_driver(files[i], &s) : read_telemetry(files[i], &s);
+        rc = drv ? read_driver(csv_open(files[i]), &s) : read_telemetry(files[i], &s);
         if (rc == 0)
             rise_result(res, drv ? "NVML driver samples" : "sampler telemetry", base, &s, ks, ke, drv);
         seen++;

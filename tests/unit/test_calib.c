@@ -389,6 +389,33 @@ static void test_check_power(void **state)
     free(dir);
 }
 
+/* Regression (fuzz_calib): a header with timestamp_ns but no power_W read
+ * f[-1]. Also the memory readers' known answers. */
+static void test_readers_mem(void **state)
+{
+    (void)state;
+    static const char bad[] = "meta=1\ntimestamp_ns,watts\n1,2\n";
+    static const char good[] = "meta=1\ntimestamp_ns,power_W,nvml_timestamp_us,gap_before\n"
+                               "1000,90.5,1,0\n21000,91,21,0\n";
+    int64_t *t = NULL;
+    double *w = NULL;
+    sb_reset(&g_msgs);
+    assert_int_equal(br_calib_driver_power_mem("d.csv", bad, strlen(bad), &t, &w), -1);
+    assert_non_null(strstr(g_msgs.buf, "d.csv:2"));
+    free(t), free(w);
+    assert_int_equal(br_calib_driver_power_mem("d.csv", good, strlen(good), &t, &w), 2);
+    assert_true(t[1] == 21000 && w[0] == 90.5);
+    free(t), free(w);
+    char *tr = xasprintf("%s\"KERNEL_DISPATCH\",\"Agent 0\",1,7,9,1,1,\"calib_long(int*, float)\",1,"
+                         "100,300,0,0,13,0,0,256,1,1,1024,1,1\n", ktrace_hdr);
+    int64_t a = 0, b = 0;
+    assert_int_equal(br_calib_trace_find_mem("k.csv", tr, strlen(tr), "calib_long", &a, &b), 1);
+    assert_true(a == 100 && b == 300);
+    assert_int_equal(br_calib_trace_find_mem("k.csv", tr, strlen(tr), "calib_lon", &a, &b), 0);
+    assert_int_equal(br_calib_trace_find_mem("k.csv", "a,b\n", 4, "calib_long", &a, &b), -1);
+    free(tr);
+}
+
 static void test_print(void **state)
 {
     (void)state;
@@ -424,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_check_missing_kernel_and_bad_file),
         cmocka_unit_test(test_power_rise),
         cmocka_unit_test(test_check_power),
+        cmocka_unit_test(test_readers_mem),
         cmocka_unit_test(test_print),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
