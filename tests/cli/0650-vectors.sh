@@ -99,6 +99,16 @@ check "edge_temp present when measured" "True" "$(json "$V" '"edge_temp" in j')"
 check "4 GPUs sampled" "4" "$(json "$V" 'len(j["description"]["gpus_sampled"])')"
 check "per-node clock_ref files" "111 222" "$(json "$V" '" ".join(v["boottime_ns"] for v in sorted(j["description"]["clock_alignment"]["clock_ref_nodes"].values(), key=lambda v: v["boottime_ns"]))')"
 
+# --- no sample in range: a vector with an empty population is skipped ------------
+C=$T/prof-cold
+mkdir -p "$C"
+{ echo "x=1"; echo "$H"; echo "1,100,100,1000,20,25,0,1"; echo "2,100,100,1000,21,26,0,1"; } \
+    > "$C/profiling_result_c_0.csv"
+expect_exit 0 "all power below 0.5 TDP, all temperatures below 30 C" -- "$BENCHRUN" vectors "$C" --tdp 750
+check "only gfx_frequency written" "['gfx_frequency']" "$(json "$C/sampling_vectors.json" '[k for k in j if k != "description"]')"
+check "skipped with the reason" "no sample at or above the first edge (x >= 0.5 fraction of TDP)" "$(json "$C/sampling_vectors.json" 'j["description"]["skipped_vectors"][0]["reason"]')"
+check "four skipped" "4" "$(json "$C/sampling_vectors.json" 'len(j["description"]["skipped_vectors"])')"
+
 # --- errors ----------------------------------------------------------------
 expect_exit 2 "no PROF_DIR" -- "$BENCHRUN" vectors
 expect_grep "expected the power run folder" "$T/err" "usage error names what is missing"
