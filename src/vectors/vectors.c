@@ -263,6 +263,12 @@ static int check_alignment(const struct vec_opts *o, struct vec_result *r)
         return br_error("%s: no telemetry sample inside the kernel window [%lld, %lld] ns "
                         "(check the clock alignment, or use --no-trim)", r->prof_dir,
                         (long long)w->start, (long long)w->end);
+    for (size_t i = 0; i < r->ngpus; i++) {
+        const char *clk = json_string_value(json_object_get(r->gpus[i].meta, "clock"));
+        if (clk && strcmp(clk, "CLOCK_BOOTTIME") != 0)
+            vec_warn(r, "%s: timestamps on clock=%s, not CLOCK_BOOTTIME like the kernel "
+                     "trace: the kernel window may not line up", r->gpus[i].file, clk);
+    }
     for (size_t i = 0; w->have_trace && i < r->ngpus; i++) {
         const struct vec_gpu *g = &r->gpus[i];
         if (g->rows && (g->first_ts > w->start || g->last_ts < w->end))

@@ -380,7 +380,7 @@ static void test_compute_multinode_no_trace(void **state)
     (void)state;
     put("profiling_result_my_app_nid001_0.csv", "x=1\n" HDR "1,750,750,1000,45,50,0\n");
     put("profiling_result_my_app_nid001_1.csv", "x=1\n" HDR "1,750,750,1000,45,50,0\n");
-    put("profiling_result_my_app_nid002_0.csv", "x=1\n" HDR "1,100,100,1000,45,50,0\n");
+    put("profiling_result_my_app_nid002_0.csv", "clock=CLOCK_REALTIME\n" HDR "1,100,100,1000,45,50,0\n");
     put("profiling_result_my_app_nid001_0_driver_power.csv", "not,a,telemetry,file\n");
     struct vec_opts o = { .prof_dir = g_dir, .tdp_W = 500, .per_gpu = true };
     struct vec_result r;
@@ -391,6 +391,8 @@ static void test_compute_multinode_no_trace(void **state)
     assert_string_equal(r.gpus[2].suffix, "nid002_gpu0");
     assert_false(r.win.trimmed);
     assert_non_null(strstr(g_msgs.buf, "no kernel trace found"));
+    assert_non_null(strstr(g_msgs.buf, "profiling_result_my_app_nid002_0.csv: timestamps on "
+                                       "clock=CLOCK_REALTIME"));
     /* 750/500 = 1.5 >= 1.4999999999999998 -> entry 10; 100/500 out. */
     assert_int_equal(r.pooled[0].population, 2);
     assert_int_equal(r.pooled[0].count[10], 2);
