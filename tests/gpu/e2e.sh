@@ -14,7 +14,8 @@
 # calibration.md, analyses, sampler JSON), example-<EXAMPLE>.tar.xz (the
 # small real results of one workload for examples/: power run, counter run,
 # analysis; must stay < 16 MiB). Env: STEPS (10), WORKLOADS ("transformer
-# resnet18"), EXAMPLE (transformer), SKIP_CALIBRATE=1.
+# resnet18"), EXAMPLE (transformer), SKIP_CALIBRATE=1, CALIB_NCU=0 (skip the
+# ncu ground truth of the calibration kernels, tests/gpu/calib_ncu.sh).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$ROOT/build-gpu}
@@ -56,6 +57,11 @@ if [ "${SKIP_CALIBRATE:-0}" != 1 ]; then
     cp "$W/calibrate/calibration.md" "$O/" 2>/dev/null
     cp "$W/calibrate/logs/"*.log "$O/" 2>/dev/null
     for f in "$W"/calibrate/results/*/analysis/summary.json; do [ -f "$f" ] && cp "$f" "$O/calibrate_summary.json"; done
+fi
+
+if [ "${CALIB_NCU:-1}" = 1 ]; then   # ground truth for the kernels, from ncu
+    st calib_ncu bash "$ROOT/tests/gpu/calib_ncu.sh" "$BR" "$W/calib_ncu"
+    cp "$W/calib_ncu/calib_ncu.txt" "$W/calib_ncu/ncu_app.log" "$O/" 2>/dev/null
 fi
 
 # conf WL: a seed workload.conf for one training step workload.

@@ -197,6 +197,10 @@ def main():
             print("  " + driver_power(prof))
             print("  " + alignment(prof))
     calibration()
+    ncu = os.path.join(L, "calib_ncu.txt")
+    if os.path.exists(ncu):
+        print("calibration kernels under ncu (ground truth, independent of benchrun):")
+        print("".join("  " + l for l in open(ncu)))
     print(f"e2e: {len(PROBLEMS)} problem(s)")
     for p in PROBLEMS:
         print(f"  - {p}")
