@@ -30,7 +30,7 @@ void br_calib_params_default(struct br_calib_params *p, const char *vendor)
         .gemm_n = 8192,         /* multiple of every cuBLAS tile: no padding */
         .gemm_reps = 3,
         .long_ms = 1000,
-        .idle_ms = 300,
+        .idle_ms = 600,         /* > baseline window (250 ms) + NVML refresh (~100 ms) after the GEMMs */
         .flush_mib = 256,
         .warp = amd ? 64 : 32,
         .issued_flops = amd,

@@ -25,7 +25,7 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
-#define PRE_NS 250000000LL      /* baseline window before the kernel (idle_ms = 300) */
+#define PRE_NS 250000000LL      /* baseline window before the kernel (idle_ms = 600) */
 
 /* ---- step detection (pure) ---------------------------------------------------- */
 
