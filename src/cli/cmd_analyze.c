@@ -389,6 +389,14 @@ static void progress(const struct an_opts *o, const char *what)
         fprintf(stderr, "analyze: %s\n", what);
 }
 
+static bool has_trace(const char *dir)
+{
+    char **f = rp_find_files(dir, "kernel_trace.csv");
+    bool any = f[0] != NULL;
+    rp_strv_free(f);
+    return any;
+}
+
 static int load_inputs(const struct an_opts *o, struct an_state *s)
 {
     progress(o, "reading the counter passes");
@@ -401,6 +409,10 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
     passes_from_profile(&s->passes, s->ap);
     agent_overrides(s->ap, &s->run.agent);
     const char *kt = o->ktrace ? o->ktrace : o->power;
+    if (kt && !o->ktrace && !has_trace(kt)) {
+        br_warn("%s: no *kernel_trace.csv: time shares from the passes, no GPU busy %%", kt);
+        kt = NULL;
+    }
     if (kt) {
         progress(o, "reading the power-run kernel trace");
         s->have_power = true;   /* released even after a failed load */
@@ -415,7 +427,7 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
 {
     if (load_inputs(o, s) < 0)
         return -1;
-    const char *kt = o->ktrace ? o->ktrace : o->power;
+    const char *kt = s->have_power ? (o->ktrace ? o->ktrace : o->power) : NULL;
     struct mx_opts mo = { .time_pct = o->time_pct, .top_n = (int)o->top_n,
                           .latency_pct = o->latency_pct };
     struct wr_info wi = { .pmc_dir = s->pmc_abs, .out_dir = s->out_dir,

@@ -53,6 +53,24 @@ expect_exit 0 "--telemetry without trace" -- "$BENCHRUN" analyze "$T/pmc" --tele
 expect_grep "without a power-run kernel trace" "$T/err" "telemetry without trace: warned"
 expect_grep "GRBM" "$T/o4/report.md" "fallback clock named in the report"
 
+# agent_info overrides the profile: Num_Xcc 1 (CPX partition) gives 8x the
+# effective clock; the report names the column
+cp -r "$T/pmc" "$T/cpx"; rm -rf "$T/cpx/analysis"
+for f in "$T"/cpx/*/*_agent_info.csv; do sed -i 's/"GPU",1216,8,64,64,8,/"GPU",1216,8,64,64,1,/' "$f"; done
+expect_exit 0 "agent_info Num_Xcc 1" -- "$BENCHRUN" analyze "$T/cpx" --clock-mhz 1700
+python3 - "$T/cpx/analysis/summary.json" <<'PY' && pass "Num_Xcc from agent_info: 8x eff clock" || fail "agent_info override"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert abs(s["whole_run"]["eff_clock_MHz"] - 8 * 1700) < 1, s["whole_run"]["eff_clock_MHz"]
+assert s["arch"]["constants"]["N_XCC"]["value"] == 1
+assert "Num_Xcc" in s["arch"]["constants"]["N_XCC"]["source"]
+PY
+expect_grep "N_XCC = 1 \(agent_info Num_Xcc" "$T/cpx/analysis/report.md" "report names the agent_info constant"
+# a power folder without a kernel trace: warning, shares from the passes
+mkdir -p "$T/prof-notrace"; cp "$T"/prof/profiling_result_*.csv "$T/prof-notrace/"
+expect_exit 0 "power run without kernel trace" -- "$BENCHRUN" analyze "$T/pmc" --power "$T/prof-notrace" --out-dir "$T/o5"
+expect_grep "no \*kernel_trace.csv" "$T/err" "missing power trace: warned"
+
 expect_exit 2 "no PMC_DIR" -- "$BENCHRUN" analyze
 expect_exit 2 "bad --top" -- "$BENCHRUN" analyze "$T/pmc" --top 0
 expect_exit 2 "bad --clock-mhz" -- "$BENCHRUN" analyze "$T/pmc" --clock-mhz abc
