@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$D"
 command -v ncu >/dev/null || PATH=$PATH:$(dirname "$(ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -1)")
 "$BR" calibrate --build-only --vendor nvidia -o "$D/cal" >"$D/build.log" 2>&1 || { cat "$D/build.log"; exit 1; }
-ARGS="n=134217728 stream_reps=2 fma_blocks=1056 fma_threads=256 fma_iters=4096 fma_reps=1 gemm_n=8192 gemm_reps=1 long_ms=20 idle_ms=0 flush_mib=256"
+ARGS=${CALIB_NCU_ARGS:-"n=134217728 stream_reps=2 fma_blocks=1056 fma_threads=256 fma_iters=4096 fma_reps=1 gemm_n=8192 gemm_reps=1 long_ms=20 idle_ms=0 flush_mib=256"}
 M=sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum
 M=$M,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum
 M=$M,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum
