@@ -103,17 +103,16 @@ static void power_only(struct mx_ctx *x, double *ns)
     *ns = 0;
     if (!pw)
         return;
-    for (uint32_t k = 0; k < pw->nkernels; k++) {
-        if (pw->launches[k] == 0)
-            continue;
-        bool row = false;
-        for (uint32_t r = 0; r < x->res->nk && !row; r++)
-            row = x->res->kid[r] == k;
-        if (!row) {
+    bool *row = xcalloc((size_t)pw->nkernels + 1, sizeof(bool));
+    for (uint32_t r = 0; r < x->res->nk; r++)
+        if (x->res->kid[r] < pw->nkernels)
+            row[x->res->kid[r]] = true;
+    for (uint32_t k = 0; k < pw->nkernels; k++)
+        if (pw->launches[k] && !row[k]) {
             x->res->power_only_kernels++;
             *ns += pw->dur_ns[k];
         }
-    }
+    free(row);
 }
 
 static void set_var(struct mx_ctx *x, uint32_t r, enum arch_var v, double val)
@@ -121,55 +120,70 @@ static void set_var(struct mx_ctx *x, uint32_t r, enum arch_var v, double val)
     x->var[(size_t)r * AV_COUNT + v] = val;
 }
 
-void mx_fill_vars(struct mx_ctx *x)
+/* Per-row inputs of the variables: time, launches, time share. */
+struct rowvals {
+    double *t, *l, *share, *cum;
+    double T, L, sum_share, sum_unprof;
+};
+
+static void row_times(struct mx_ctx *x, struct rowvals *rv)
 {
     struct mx_result *res = x->res;
     const struct rp_power *pw = x->power;
-    uint32_t nk = res->nk;
-    x->var = xcalloc(((size_t)nk + 1) * AV_COUNT, sizeof(double));
-    double *t = xcalloc((size_t)nk + 1, sizeof(double)), *l = xcalloc((size_t)nk + 1, sizeof(double));
-    double *share = xcalloc((size_t)nk + 1, sizeof(double)), *cum = xcalloc((size_t)nk + 1, sizeof(double));
-    double T = 0, L = 0;
-    for (uint32_t r = 0; r < nk; r++) {
-        pass_means(x->run, res->kid[r], &t[r], &l[r]);
-        T += t[r];
-        L += l[r];
+    res->share_from_power = pw && pw->dur_ns_total > 0;
+    for (uint32_t r = 0; r < res->nk; r++) {
+        pass_means(x->run, res->kid[r], &rv->t[r], &rv->l[r]);
+        rv->T += rv->t[r];
+        rv->L += rv->l[r];
     }
+    for (uint32_t r = 0; r < res->nk; r++) {
+        double u = power_ns(pw, res->kid[r]);
+        u = isnan(u) ? 0 : u;
+        rv->share[r] = res->share_from_power ? 100 * u / pw->dur_ns_total : 100 * rv->t[r] / rv->T;
+        rv->sum_share += rv->share[r];
+        rv->sum_unprof += u;
+    }
+}
+
+static void row_vars(struct mx_ctx *x, const struct rowvals *rv, uint32_t r, double clock)
+{
+    struct mx_result *res = x->res;
+    const struct rp_power *pw = x->power;
+    bool tot = r == res->nk;
+    double u = tot ? (pw ? pw->dur_ns_total : NAN) : power_ns(pw, res->kid[r]);
+    double us = pw && pw->dur_ns_total > 0 ? 100 * (tot ? rv->sum_unprof : u) / pw->dur_ns_total : NAN;
+    set_var(x, r, AV_CLOCK_MHZ, clock);
+    set_var(x, r, AV_TIME_NS, tot ? rv->T : rv->t[r]);
+    set_var(x, r, AV_LAUNCHES, tot ? rv->L : rv->l[r]);
+    set_var(x, r, AV_TIME_SHARE_PCT, tot ? rv->sum_share : rv->share[r]);
+    set_var(x, r, AV_UNPROF_TIME_NS, u);
+    set_var(x, r, AV_UNPROF_TIME_SHARE_PCT, us);
+    set_var(x, r, AV_GPU_BUSY_PCT, tot && pw ? rp_power_busy_pct(pw) : NAN);
+    set_var(x, r, AV_TOP_SHARE_PCT,
+            tot ? (res->ntop ? rv->cum[res->order[res->ntop - 1]] : NAN) : rv->cum[r]);
+    set_var(x, r, AV_IS_TOTAL, tot ? 1 : 0);
+}
+
+void mx_fill_vars(struct mx_ctx *x)
+{
+    struct mx_result *res = x->res;
+    size_t n = (size_t)res->nk + 1;
+    x->var = xcalloc(n * AV_COUNT, sizeof(double));
+    struct rowvals rv = { .t = xcalloc(n, sizeof(double)), .l = xcalloc(n, sizeof(double)),
+                          .share = xcalloc(n, sizeof(double)), .cum = xcalloc(n, sizeof(double)) };
+    row_times(x, &rv);
+    pick_top(res, x->opt, rv.share, rv.t, rv.cum);
+    res->clock_src = x->opt->clock_src;
+    res->clock_mhz = x->opt->clock_src == MX_CLOCK_FALLBACK ? NAN : x->opt->clock_mhz;
+    for (uint32_t r = 0; r <= res->nk; r++)
+        row_vars(x, &rv, r, res->clock_mhz);
     double off;
     power_only(x, &off);
-    res->share_from_power = pw && pw->dur_ns_total > 0;
-    double sum_share = 0, sum_unprof = 0;
-    for (uint32_t r = 0; r < nk; r++) {
-        double u = power_ns(pw, res->kid[r]);
-        share[r] = res->share_from_power ? 100 * (isnan(u) ? 0 : u) / pw->dur_ns_total
-                                         : 100 * t[r] / T;
-        sum_share += share[r];
-        sum_unprof += isnan(u) ? 0 : u;
-    }
-    pick_top(res, x->opt, share, t, cum);
-    double clock = x->opt->clock_src == MX_CLOCK_FALLBACK ? NAN : x->opt->clock_mhz;
-    res->clock_src = x->opt->clock_src;
-    res->clock_mhz = clock;
-    for (uint32_t r = 0; r <= nk; r++) {
-        bool tot = r == nk;
-        double u = tot ? (pw ? pw->dur_ns_total : NAN) : power_ns(pw, res->kid[r]);
-        double us = pw && pw->dur_ns_total > 0 ? 100 * (tot ? sum_unprof : u) / pw->dur_ns_total : NAN;
-        set_var(x, r, AV_CLOCK_MHZ, clock);
-        set_var(x, r, AV_TIME_NS, tot ? T : t[r]);
-        set_var(x, r, AV_LAUNCHES, tot ? L : l[r]);
-        set_var(x, r, AV_TIME_SHARE_PCT, tot ? sum_share : share[r]);
-        set_var(x, r, AV_UNPROF_TIME_NS, u);
-        set_var(x, r, AV_UNPROF_TIME_SHARE_PCT, us);
-        set_var(x, r, AV_GPU_BUSY_PCT, tot && pw ? rp_power_busy_pct(pw) : NAN);
-        set_var(x, r, AV_TOP_SHARE_PCT,
-                tot ? (res->ntop ? cum[res->order[res->ntop - 1]] : NAN) : cum[r]);
-        set_var(x, r, AV_IS_TOTAL, tot ? 1 : 0);
-    }
     if (res->power_only_kernels)
         mx_warn(res, "%u kernel(s) of the power run (%.3g%% of its kernel time) have no counter "
-                "data in any pass", res->power_only_kernels, 100 * off / pw->dur_ns_total);
-    free(t);
-    free(l);
-    free(share);
-    free(cum);
+                "data in any pass", res->power_only_kernels, 100 * off / x->power->dur_ns_total);
+    free(rv.t);
+    free(rv.l);
+    free(rv.share);
+    free(rv.cum);
 }
