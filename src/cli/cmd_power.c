@@ -121,8 +121,13 @@ static int exec_with_node_samplers(const struct br_stage *st, const struct strv 
     int rc = br_node_samplers_start(&ns, st, &sargv, slog, 120);
     if (rc == 0) {
         rc = br_stage_exec(argv, log, r);
-        int src = br_node_samplers_stop(&ns, 30);
-        if (src != 0 && src != -1)
+        /* Killed (time limit): Slurm is stopping the sampler step too and
+         * SIGKILLs everything KillWait s later: record why first, wait little. */
+        bool killed = rc == 0 && r->forwarded_signal;
+        if (killed)
+            br_run_info_write(st, argv, r, NULL);
+        int src = br_node_samplers_stop(&ns, killed ? 2 : 30);
+        if (src != 0 && src != -1 && !killed)
             br_warn("the sampler step ended with status %d (see '%s')", src, slog);
     }
     strv_free(&sargv);

@@ -188,7 +188,7 @@ int br_node_samplers_stop(struct br_node_samplers *ns, double timeout_s)
         if (rc < 0) {
             br_warn("the sampler step did not end %.0f s after the app: stopping it", timeout_s);
             kill(-ns->pid, SIGTERM);
-            rc = wait_for(ns->pid, 10);
+            rc = wait_for(ns->pid, timeout_s < 10 ? timeout_s : 10);
         }
         if (rc < 0) {
             kill(-ns->pid, SIGKILL);
