@@ -37,7 +37,21 @@ struct brc_config {
     size_t flush_records;  /* trace: write rows when this many are held */
     bool verbose;          /* BENCHRUN_CUPTI_VERBOSE=1: progress on stderr */
     size_t devbuf_bytes;   /* CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 0 = CUPTI default */
-    bool activity;         /* kernel activity records (BENCHRUN_CUPTI_ACTIVITY, default 1) */
+    bool activity;         /* kernel activity records (BENCHRUN_CUPTI_ACTIVITY; default 1 in
+                              trace mode, 0 in counter mode: CUPTI's activity timestamps patch
+                              every kernel, see rangeprof.c) */
+    bool range_runs;       /* BENCHRUN_CUPTI_RANGE=run: one user range per run of consecutive
+                              launches of the same kernel (default: auto range per launch) */
+    bool init_at_context;  /* BENCHRUN_CUPTI_INIT=context: profiler initialized when a context
+                              is created (default: at its first launch) */
+};
+
+/* What a launch API callback knows about one launch (inject.c → rangeprof.c). */
+struct brc_launch {
+    const char *symbol;    /* mangled kernel name (CUPTI's symbolName) */
+    bool graph;            /* a graph launch: unknown number of kernels */
+    uint32_t grid[3], block[3];
+    uint32_t shmem;        /* dynamic shared memory per block, bytes */
 };
 
 /* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */
@@ -94,8 +108,9 @@ uint32_t brc_kstore_intern(const char *mangled);   /* lock held */
 void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out);
 
 /* rangeprof.c (all under brc.lock) */
-int brc_rp_init(void);                             /* profiler init + config images */
-void brc_rp_on_launch(CUcontext ctx, bool graph, const char *symbol); /* launch API enter */
+int brc_rp_init(void);                             /* cuptiProfilerInitialize once */
+void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l);  /* launch API enter */
+void brc_rp_on_launch_exit(CUcontext ctx);         /* launch API exit (host end time) */
 void brc_rp_on_ctx_destroy(CUcontext ctx);
 void brc_rp_finish(void);                          /* collect every context */
 int brc_rp_write(void);                            /* join with kernels, write CSV */

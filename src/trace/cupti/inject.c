@@ -13,8 +13,14 @@
  *   BENCHRUN_CUPTI_BUFFER_KB    activity buffer size (default 8192)
  *   BENCHRUN_CUPTI_VERBOSE  1: progress on stderr
  *   BENCHRUN_CUPTI_DEVICE_BUFFER_MB  CUPTI device buffer size (default CUPTI's)
- *   BENCHRUN_CUPTI_ACTIVITY 0: no kernel activity records (counter mode then has
- *                           no timestamps; names come from the launch callbacks)
+ *   BENCHRUN_CUPTI_ACTIVITY kernel activity records: default 1 in trace mode, 0 in
+ *                           counter mode (CUPTI instruments kernels for them, which
+ *                           falsifies instruction counters: rangeprof.c)
+ *   BENCHRUN_CUPTI_RANGE    "run": one range per run of consecutive launches of one
+ *                           kernel, values split evenly over its launches (cheaper;
+ *                           default "launch": one auto range per launch, exact)
+ *   BENCHRUN_CUPTI_INIT     "context": cuptiProfilerInitialize when a context is
+ *                           created (default: at the context's first launch)
  * Files, written at the end (exit() from any thread, cudaDeviceReset or context
  * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
  * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
@@ -128,7 +134,11 @@ static void read_config(void)
     c->flush_records = env_size("BENCHRUN_CUPTI_FLUSH_RECORDS", 1000000, 1);
     c->devbuf_bytes = env_size("BENCHRUN_CUPTI_DEVICE_BUFFER_MB", 0, 1) * 1024 * 1024;
     const char *act = getenv("BENCHRUN_CUPTI_ACTIVITY");
-    c->activity = !(act && strcmp(act, "0") == 0);
+    c->activity = act && *act ? strcmp(act, "0") != 0 : c->nmetrics == 0;
+    const char *range = getenv("BENCHRUN_CUPTI_RANGE");
+    c->range_runs = range && strcmp(range, "run") == 0;
+    const char *init = getenv("BENCHRUN_CUPTI_INIT");
+    c->init_at_context = init && strcmp(init, "context") == 0;
     c->verbose = verbose && strcmp(verbose, "1") == 0;
 }
 
@@ -176,7 +186,10 @@ static void write_json(const char *reason)
             fputs(i ? ", " : "", fp);
             json_str(fp, brc.cfg.metrics[i]);
         }
-        fprintf(fp, "],\n  \"replay\": \"%s\",\n", brc.cfg.kernel_replay ? "kernel" : "user");
+        fprintf(fp, "],\n  \"replay\": \"%s\",\n  \"ranges_per\": \"%s\",\n"
+                    "  \"kernel_activity\": %s,\n", brc.cfg.kernel_replay ? "kernel" : "user",
+                brc.cfg.range_runs ? "run of same-kernel launches" : "launch",
+                brc.cfg.activity ? "true" : "false");
         json_clock(fp);
         fprintf(fp, "  \"kernels\": %llu,\n  \"activity_records_dropped\": %llu,\n"
                     "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n  \"ranges_unmatched\": %llu,\n"
@@ -273,20 +286,45 @@ static bool is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id)
            id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
+/* Grid, block and dynamic shared memory of the common launch calls (others: 0). */
+static void launch_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *params,
+                        struct brc_launch *l)
+{
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API &&
+        (id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+         id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000)) {
+        const cudaLaunchKernel_v7000_params *p = params;
+        l->grid[0] = p->gridDim.x, l->grid[1] = p->gridDim.y, l->grid[2] = p->gridDim.z;
+        l->block[0] = p->blockDim.x, l->block[1] = p->blockDim.y, l->block[2] = p->blockDim.z;
+        l->shmem = (uint32_t)p->sharedMem;
+    } else if (dom == CUPTI_CB_DOMAIN_DRIVER_API && (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+                                                   id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)) {
+        const cuLaunchKernel_params *p = params;
+        l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
+        l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
+        l->shmem = p->sharedMemBytes;
+    }
+}
+
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (!runtime && tls_runtime_launch > 0)
+        return;   /* the driver call made by a runtime launch: counted once */
     if (cb->callbackSite == CUPTI_API_EXIT) {
         if (runtime)
             tls_runtime_launch--;
+        pthread_mutex_lock(&brc.lock);
+        brc_rp_on_launch_exit(cb->context);
+        pthread_mutex_unlock(&brc.lock);
         return;
     }
     if (runtime)
         tls_runtime_launch++;
-    else if (tls_runtime_launch > 0)
-        return;   /* the driver call made by a runtime launch: counted once */
+    struct brc_launch l = { cb->symbolName, is_graph_launch(dom, id), { 0 }, { 0 }, 0 };
+    launch_dims(dom, id, cb->functionParams, &l);
     pthread_mutex_lock(&brc.lock);
-    brc_rp_on_launch(cb->context, is_graph_launch(dom, id), cb->symbolName);
+    brc_rp_on_launch(cb->context, &l);
     pthread_mutex_unlock(&brc.lock);
 }
 
@@ -296,6 +334,12 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     (void)ud;
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
         const CUpti_ResourceData *rd = data;
+        if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+            pthread_mutex_lock(&brc.lock);
+            brc_rp_init();
+            pthread_mutex_unlock(&brc.lock);
+            return;
+        }
         if (id != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
             return;
         pthread_mutex_lock(&brc.lock);
@@ -339,6 +383,8 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     if (!brc.cfg.nmetrics)
         return 0;   /* trace mode: no per-launch callback at all */
+    if (brc.cfg.init_at_context)
+        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     for (size_t i = 0; i < sizeof(runtime_launch) / sizeof(*runtime_launch); i++)
         cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
     for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)

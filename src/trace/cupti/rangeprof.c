@@ -8,17 +8,34 @@
  * range collected in the application's own single run. Before the counter data
  * image fills (cfg.max_ranges launches), the image is decoded, every range
  * evaluated to GPU values (cuptiProfilerHostEvaluateToGpuValues) and the image
- * re-initialized. At the end, values are joined with the kernel activity
- * records of the same context in execution order (auto range serializes
- * kernels, so range i is the i-th kernel to start) and written as rocprofv3
- * 7.x counter_collection.csv rows.
- * Sources: CUPTI 13.0 cupti_range_profiler.h, cupti_profiler_host.h and the
- * CUPTI documentation "Range Profiling" (auto range, replay modes).
+ * re-initialized. At the end, range i is joined with the i-th launch seen by
+ * the launch callbacks of the same context (auto range serializes kernels, so
+ * ranges are in launch order) and written as rocprofv3 7.x
+ * counter_collection.csv rows: name and grid/block from the launch parameters,
+ * Start/End = CLOCK_BOOTTIME at the launch API's entry and exit (auto range
+ * synchronizes the context at the end of each launch, so the kernel runs inside
+ * that bracket; the device times are in the trace run's kernel_trace.csv).
+ *
+ * Why no kernel activity records in counter mode (issue 9, measured on H200,
+ * CUDA 13.0): on Hopper CUPTI takes kernel activity timestamps by instrumenting
+ * the kernel code (cupti_activity.h, cuptiActivityEnableHWTrace: "instead of
+ * the traditional SW instrumentation and semaphore based approach", HW events
+ * on Blackwell only). With CONCURRENT_KERNEL activity enabled the counters saw
+ * that instrumentation: smsp__inst_executed +8 warp instructions per warp
+ * (+42% on axpy) and every sm__sass_* instruction counter 0 (the SASS patch of
+ * the profiler was not applied to the instrumented code). The activity records
+ * are therefore off by default here (BENCHRUN_CUPTI_ACTIVITY=1 restores them
+ * for comparison); tests/gpu/run.sh checks the counts against ncu.
+ * Sources: CUPTI 13.0 cupti_range_profiler.h, cupti_profiler_host.h,
+ * cupti_activity.h and the CUPTI documentation "Range Profiling" (auto range,
+ * replay modes).
  */
 #include "trace/cupti/brcupti.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti_profiler_host.h>
@@ -28,9 +45,17 @@
 
 #include "util/xalloc.h"
 
+/* One launch as the launch callbacks saw it. */
+struct rp_launch {
+    uint32_t name;             /* interned symbol name */
+    uint32_t grid[3], block[3], shmem;
+    uint64_t t0, t1;           /* CLOCK_BOOTTIME ns at API entry and exit */
+    uint64_t tid;              /* launching OS thread */
+};
+
 struct rp_ctx {
     CUcontext ctx;
-    uint32_t ctx_id;
+    uint32_t ctx_id, device;
     CUpti_RangeProfiler_Object *obj;
     CUpti_Profiler_Host_Object *host;
     uint8_t *config;
@@ -40,14 +65,19 @@ struct rp_ctx {
     size_t in_image;           /* launches since the last Start */
     double *vals;              /* ranges × nmetrics, in range order */
     size_t nranges, capvals;
-    uint32_t *launch_names;    /* interned symbol name of every launch (fallback) */
+    struct rp_launch *launches;   /* every launch, in order */
     size_t nlaunch, caplaunch;
+    uint32_t *run_len;         /* range mode "run": launches in each range, in order */
+    size_t nruns, capruns;
+    uint32_t run_name;         /* kernel of the open user range */
+    bool in_range;
     bool active, failed;
 };
 
 static struct rp_ctx *ctxs;
 static size_t nctx, capctx;
 static int profiler_state;   /* 0 not yet, 1 initialized, -1 failed */
+static uint64_t launch_rows;  /* rows written from launch records (dispatch ids) */
 
 #define CALL(fn, p)                                                              \
     do {                                                                         \
@@ -60,9 +90,20 @@ static int profiler_state;   /* 0 not yet, 1 initialized, -1 failed */
 
 int brc_rp_init(void)
 {
+    if (profiler_state != 0)
+        return profiler_state > 0 ? 0 : -1;
+    profiler_state = -1;
     CUpti_Profiler_Initialize_Params p = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
     CALL(cuptiProfilerInitialize, &p);
+    profiler_state = 1;
     return 0;
+}
+
+static uint64_t boot_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int make_host(struct rp_ctx *c, CUdevice dev)
@@ -138,7 +179,7 @@ static int init_image(struct rp_ctx *c)
     sc.pConfig = c->config;
     sc.counterDataImageSize = c->data_size;
     sc.pCounterDataImage = c->data;
-    sc.range = CUPTI_AutoRange;
+    sc.range = brc.cfg.range_runs ? CUPTI_UserRange : CUPTI_AutoRange;
     sc.replayMode = brc.cfg.kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
     sc.maxRangesPerPass = brc.cfg.max_ranges;
     sc.numNestingLevels = 1;
@@ -178,9 +219,35 @@ static int enable(struct rp_ctx *c)
     return init_image(c);
 }
 
+static int pop_range(struct rp_ctx *c)
+{
+    if (!c->in_range)
+        return 0;
+    c->in_range = false;
+    CUpti_RangeProfiler_PopRange_Params pp = { CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE };
+    pp.pRangeProfilerObject = c->obj;
+    CALL(cuptiRangeProfilerPopRange, &pp);
+    return 0;
+}
+
+static int push_range(struct rp_ctx *c, uint32_t name)
+{
+    CUpti_RangeProfiler_PushRange_Params pr = { CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE };
+    pr.pRangeProfilerObject = c->obj;
+    pr.pRangeName = "run";
+    CALL(cuptiRangeProfilerPushRange, &pr);
+    c->in_range = true;
+    c->run_name = name;
+    xgrow((void **)&c->run_len, &c->capruns, c->nruns + 1, sizeof(*c->run_len));
+    c->run_len[c->nruns++] = 0;
+    return 0;
+}
+
 /* Decodes the image and appends every range's values (image left stopped). */
 static int collect(struct rp_ctx *c)
 {
+    if (pop_range(c) != 0)
+        return -1;
     CUpti_RangeProfiler_Stop_Params sp = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
     sp.pRangeProfilerObject = c->obj;
     c->active = false;
@@ -223,28 +290,34 @@ static struct rp_ctx *find_ctx(CUcontext ctx, bool create)
     /* cuptiProfilerInitialize fails (CUPTI_ERROR_UNKNOWN, seen on an H200 with
      * CUDA 13.0) when called from InitializeInjection, inside cuInit: it is
      * called here, at the first launch, once the context exists. */
-    if (profiler_state == 0)
-        profiler_state = brc_rp_init() == 0 ? 1 : -1;
+    brc_rp_init();
     xgrow((void **)&ctxs, &capctx, nctx + 1, sizeof(*ctxs));
     struct rp_ctx *c = &ctxs[nctx++];
     memset(c, 0, sizeof(*c));
     c->ctx = ctx;
     cuptiGetContextId(ctx, &c->ctx_id);
+    cuptiGetDeviceId(ctx, &c->device);
     if (profiler_state < 0 || enable(c) != 0)
         c->failed = true;
     return c;
 }
 
-void brc_rp_on_launch(CUcontext ctx, bool graph, const char *symbol)
+void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l)
 {
     if (brc.finished || !ctx)
         return;
     struct rp_ctx *c = find_ctx(ctx, true);
     if (c->failed)
         return;
+    uint32_t name = brc_kstore_intern(l->symbol);
+    bool same_run = brc.cfg.range_runs && c->in_range && name == c->run_name && !l->graph;
+    if (brc.cfg.range_runs && !same_run && pop_range(c) != 0) {
+        c->failed = true;
+        return;
+    }
     /* A graph launch runs an unknown number of kernels: leave it half an image. */
-    size_t limit = graph ? brc.cfg.max_ranges / 2 : brc.cfg.max_ranges;
-    if (c->active && c->in_image >= limit) {
+    size_t limit = l->graph ? brc.cfg.max_ranges / 2 : brc.cfg.max_ranges;
+    if (!same_run && c->active && c->in_image >= limit) {
         if (collect(c) != 0 || init_image(c) != 0) {
             c->failed = true;
             return;
@@ -252,9 +325,33 @@ void brc_rp_on_launch(CUcontext ctx, bool graph, const char *symbol)
         if (brc.cfg.verbose)
             fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
     }
-    c->in_image++;
-    xgrow((void **)&c->launch_names, &c->caplaunch, c->nlaunch + 1, sizeof(uint32_t));
-    c->launch_names[c->nlaunch++] = brc_kstore_intern(symbol);
+    if (brc.cfg.range_runs) {
+        if (!same_run && (!c->active || push_range(c, name) != 0)) {
+            c->failed = true;
+            return;
+        }
+        c->run_len[c->nruns - 1]++;
+    }
+    if (!same_run)
+        c->in_image++;
+    xgrow((void **)&c->launches, &c->caplaunch, c->nlaunch + 1, sizeof(*c->launches));
+    struct rp_launch *r = &c->launches[c->nlaunch++];
+    r->name = name;
+    memcpy(r->grid, l->grid, sizeof(r->grid));
+    memcpy(r->block, l->block, sizeof(r->block));
+    r->shmem = l->shmem;
+    r->tid = (uint64_t)syscall(SYS_gettid);
+    r->t0 = boot_ns();
+    r->t1 = r->t0;
+}
+
+void brc_rp_on_launch_exit(CUcontext ctx)
+{
+    if (brc.finished || !ctx)
+        return;
+    struct rp_ctx *c = find_ctx(ctx, false);
+    if (c && !c->failed && c->nlaunch > 0)
+        c->launches[c->nlaunch - 1].t1 = boot_ns();
 }
 
 static void finish_ctx(struct rp_ctx *c)
@@ -313,17 +410,33 @@ static void write_ctx(FILE *fp, const struct rp_ctx *c, const struct brc_kernel 
         used++;
     }
     if (used == 0 && c->nranges > 0) {
-        /* No kernel activity records for this context (BENCHRUN_CUPTI_ACTIVITY=0 or
-         * none delivered): names from the launch callbacks, no timestamps/dims. */
-        for (size_t r = 0; r < c->nranges && r < c->nlaunch; r++) {
+        /* The default (no kernel activity records, see the top of this file):
+         * range r is launch r of this context. */
+        size_t range = 0, left = c->run_len && c->nruns ? c->run_len[0] : 1;
+        for (size_t r = 0; r < c->nlaunch && range < c->nranges; r++) {
+            const struct rp_launch *l = &c->launches[r];
+            /* range mode "run": the range's values split evenly over its launches */
+            double share = c->run_len ? 1.0 / c->run_len[range] : 1.0;
             memset(&row, 0, sizeof(row));
-            row.name = brc_kstore_name(c->launch_names[r]);
-            row.kernel_id = (uint64_t)c->launch_names[r] + 1;
-            row.dispatch_id = base + nk + r + 1;
+            row.name = brc_kstore_name(l->name);
+            row.kernel_id = (uint64_t)l->name + 1;
+            row.dispatch_id = base + nk + ++launch_rows;
+            row.agent = c->device;
+            row.thread_id = l->tid;
+            row.start_ns = l->t0;
+            row.end_ns = l->t1;
+            row.lds_bytes = l->shmem;
+            memcpy(row.grid, l->grid, sizeof(row.grid));
+            memcpy(row.block, l->block, sizeof(row.block));
             for (size_t m = 0; m < nm; m++)
-                ktw_write_counter_row(fp, &row, brc.pid, brc.cfg.metrics[m], c->vals[r * nm + m]);
+                ktw_write_counter_row(fp, &row, brc.pid, brc.cfg.metrics[m],
+                                      c->vals[range * nm + m] * share);
             brc.counter_rows += nm;
-            used++;
+            if (--left == 0) {
+                used++;
+                range++;
+                left = c->run_len ? (range < c->nruns ? c->run_len[range] : 0) : 1;
+            }
         }
     }
     brc.unmatched += c->nranges - used;
