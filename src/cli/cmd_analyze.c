@@ -120,6 +120,12 @@ static int parse_args(int argc, char **argv, struct an_opts *o)
     if (optind != argc - 1)
         return cli_usage_error("analyze", "expected one PMC_DIR, got %d arguments", argc - optind);
     o->pmc_dir = argv[optind];
+    regex_t re;
+    if (o->perf_regex && regcomp(&re, o->perf_regex, REG_EXTENDED | REG_NOSUB) != 0)
+        return cli_usage_error("analyze", "--perf-regex: invalid regular expression '%s'",
+                               o->perf_regex);
+    if (o->perf_regex)
+        regfree(&re);
     return 0;
 }
 
@@ -362,8 +368,7 @@ static int perf_lines(const struct an_opts *o, struct mx_result *res)
         return 0;
     regex_t re;
     if (regcomp(&re, o->perf_regex, REG_EXTENDED | REG_NOSUB) != 0)
-        return cli_usage_error("analyze", "--perf-regex: invalid regular expression '%s'",
-                               o->perf_regex) ? -1 : -1;
+        return br_error("analyze: --perf-regex: invalid regular expression '%s'", o->perf_regex);
     for (uint32_t p = 0; p < res->npasses; p++)
         res->pass[p].perf = perf_line(&re, o->pmc_dir, res->pass[p].name);
     regfree(&re);

@@ -76,7 +76,7 @@ expect_exit 2 "bad --top" -- "$BENCHRUN" analyze "$T/pmc" --top 0
 expect_exit 2 "bad --clock-mhz" -- "$BENCHRUN" analyze "$T/pmc" --clock-mhz abc
 expect_exit 2 "unknown option" -- "$BENCHRUN" analyze "$T/pmc" --bogus
 expect_exit 1 "missing folder" -- "$BENCHRUN" analyze "$T/nope"
-expect_exit 1 "bad --perf-regex" -- "$BENCHRUN" analyze "$T/pmc" --perf-regex '('
+expect_exit 2 "bad --perf-regex" -- "$BENCHRUN" analyze "$T/pmc" --perf-regex '('
 expect_exit 1 "unknown arch" -- "$BENCHRUN" analyze "$T/pmc" --arch gfx000
 expect_exit 0 "--help" -- "$BENCHRUN" analyze --help
 expect_grep "perf-regex RE" "$T/out" "help lists --perf-regex"
