@@ -57,13 +57,20 @@ static void pass_means(const struct rp_run *run, uint32_t kid, double *t, double
 static const double *g_share;   /* qsort context: shares by row */
 static const double *g_time;
 
+/* NaN sorts last (a consistent order for qsort). */
+static double key(double v)
+{
+    return isnan(v) ? -INFINITY : v;
+}
+
 static int cmp_share(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (g_share[x] != g_share[y])
-        return g_share[x] > g_share[y] ? -1 : 1;
-    if (g_time[x] != g_time[y])
-        return g_time[x] > g_time[y] ? -1 : 1;
+    double sx = key(g_share[x]), sy = key(g_share[y]), tx = key(g_time[x]), ty = key(g_time[y]);
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
     return (x > y) - (x < y);
 }
 
