@@ -172,6 +172,11 @@ static int dry_run(const struct br_submit_params *p, const struct submit_opts *o
     printf("# benchrun submit --dry-run: nothing was submitted; as a shell script:\n");
     for (size_t i = 0; i < notes->n; i++)
         printf("# %s\n", notes->v[i]);
+    struct strbuf dir;                    /* sbatch cannot open --output in a missing folder */
+    sb_init(&dir);
+    sh_quote(&dir, p->results_dir);
+    printf("mkdir -p %s\n", dir.buf);
+    sb_release(&dir);
     const char *prev = o->after;
     char *ref = NULL;
     for (size_t i = 0; i < o->nstages; i++) {

@@ -28,6 +28,7 @@ sed -e "s|$T|T|g" -e "s|BENCHRUN=[^ ]*|BENCHRUN=EXE|" "$T/out" > "$T/got"
 cat > "$T/want" <<'WANT'
 # benchrun submit --dry-run: nothing was submitted; as a shell script:
 # PARTITION not set in the conf: no -p, the cluster's default partition is used
+mkdir -p T/results
 # plain: no TIME_LIMIT: no -t, the partition's default time limit applies
 plain=$(sbatch --parsable -N 2 -n 8 -J hns-plain --output T/results/hns-plain-%j.out --export=ALL,BENCHRUN=EXE T/scripts/run_plain.sbatch T/w.conf)
 # pmc -t 00:13:00: 6 passes x 3 x plain wall 42.0 s (plain-11), rounded up to whole minutes
