@@ -15,7 +15,9 @@
 # small real results of one workload for examples/: power run, counter run,
 # analysis; must stay < 16 MiB). Env: STEPS (10), WORKLOADS ("transformer
 # resnet18"), EXAMPLE (transformer), SKIP_CALIBRATE=1, CALIB_NCU=0 (skip the
-# ncu ground truth of the calibration kernels, tests/gpu/calib_ncu.sh).
+# ncu ground truth of the calibration kernels, tests/gpu/calib_ncu.sh),
+# DEADLINE_S (540: later stages are skipped, the tarballs still written),
+# STAGE_S (240: one stage's limit).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$ROOT/build-gpu}
@@ -30,17 +32,31 @@ export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
 log() { echo "== $(date +%T) $*" | tee -a "$O/e2e.log"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# st NAME CMD...: runs CMD, output to $O/NAME.log, "NAME rc seconds" to stages.tsv.
+T_START=$(now_ms)
+DEADLINE_S=${DEADLINE_S:-540}    # a device call may run 600 s: leave time for the tarballs
+STAGE_S=${STAGE_S:-240}          # one stage at most
+
+# st NAME CMD...: runs CMD (killed after STAGE_S or at the deadline), output to
+# $O/NAME.log, "NAME rc seconds" to stages.tsv; skipped (rc 124) past the deadline.
 st() {
-    local name=$1 t0 rc; shift
+    local name=$1 t0 rc left; shift
     t0=$(now_ms)
-    "$@" >"$O/$name.log" 2>&1
+    left=$(( DEADLINE_S - (t0 - T_START) / 1000 ))
+    [ "$left" -gt "$STAGE_S" ] && left=$STAGE_S
+    if [ "$left" -le 5 ]; then
+        printf '%s\t124\t0\n' "$name" >>"$O/stages.tsv"; log "$name: skipped (deadline)"; return 124
+    fi
+    timeout -s TERM -k 10 "$left" "$@" >"$O/$name.log" 2>&1
     rc=$?
     printf '%s\t%d\t%.1f\n' "$name" "$rc" "$(( $(now_ms) - t0 ))e-3" >>"$O/stages.tsv"
     log "$name: exit $rc"
     return $rc
 }
 
+# A build folder configured for another source tree cannot be reused.
+if [ -f "$B/CMakeCache.txt" ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$B/CMakeCache.txt"; then
+    B=$(mktemp -d)/build
+fi
 log "build ($B)"
 if ! { [ -f "$B/CMakeCache.txt" ] || cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >"$O/build.log" 2>&1; } ||
    ! cmake --build "$B" -j"$(nproc)" --target benchrun benchrun-cupti >>"$O/build.log" 2>&1; then
@@ -60,7 +76,8 @@ if [ "${SKIP_CALIBRATE:-0}" != 1 ]; then
 fi
 
 if [ "${CALIB_NCU:-1}" = 1 ]; then   # ground truth for the kernels, from ncu
-    st calib_ncu bash "$ROOT/tests/gpu/calib_ncu.sh" "$BR" "$W/calib_ncu"
+    CALIB_NCU_ARGS=${CALIB_NCU_ARGS:-"n=134217728 stream_reps=2 fma_blocks=1056 fma_threads=256 fma_iters=4096 fma_reps=1 gemm_n=4096 gemm_reps=1 long_ms=20 idle_ms=0 flush_mib=256"} \
+        STAGE_S=120 st calib_ncu bash "$ROOT/tests/gpu/calib_ncu.sh" "$BR" "$W/calib_ncu"
     cp "$W/calib_ncu/calib_ncu.txt" "$W/calib_ncu/ncu_app.log" "$O/" 2>/dev/null
 fi
 
