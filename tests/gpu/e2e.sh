@@ -128,8 +128,8 @@ python3 "$ROOT/tests/gpu/e2e_report.py" "$W" >"$O/e2e-table.txt" 2>&1
 
 # The example data set: one workload's power run, counter run and analysis.
 ex=$(awk -v w="$EXAMPLE" '$1 == w' "$O/runs.tsv" | head -1)
-if [ -n "$ex" ]; then
-    pmc=$(echo "$ex" | cut -f2) prof=$(echo "$ex" | cut -f3)
+pmc=$(echo "$ex" | cut -f2) prof=$(echo "$ex" | cut -f3)
+if [ -n "$ex" ] && [ -d "$pmc" ] && [ -d "$prof" ]; then
     tar -C "$(dirname "$pmc")" -cJf "$FINAL/example-$EXAMPLE.tar.xz" \
         "$(basename "$pmc")" "$(basename "$prof")" 2>>"$O/e2e.log"
     sz=$(stat -c %s "$FINAL/example-$EXAMPLE.tar.xz" 2>/dev/null || echo 0)
@@ -143,5 +143,4 @@ if [ -n "$ex" ]; then
 fi
 tar -C "$W" -czf "$FINAL/e2e-logs.tar.gz" logs
 cp "$O/e2e-table.txt" "$FINAL/"
-cat "$O/e2e.log"
 cat "$O/e2e-table.txt"
