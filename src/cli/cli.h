@@ -40,6 +40,7 @@ int cmd_sample(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_doc(int argc, char **argv);
 
 /* Usage error: prints "benchrun <cmd>: <msg>" and a hint; returns BR_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

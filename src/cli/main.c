@@ -23,6 +23,7 @@ const struct br_cmd br_commands[] = {
     { "trace",     cmd_trace,     "kernel trace of a command" },
     { "calibrate", cmd_calibrate, "known-answer kernels check counters on this GPU" },
     { "doctor",    cmd_doctor,    "what this node has: GPUs, tools, permissions" },
+    { "doc",       cmd_doc,       "generated reference pages (doc metrics: docs/metrics.md)" },
     { NULL, NULL, NULL },
 };
 
