@@ -85,6 +85,7 @@ struct brc_state {
     /* counter collection summary */
     uint64_t counter_rows, ranges, ranges_dropped, unmatched;
     char *error;           /* first error, for the companion JSON */
+    int hw_trace;          /* CUptiResult of cuptiActivityEnableHWTrace(1), -1 not tried */
 };
 
 extern struct brc_state brc;

@@ -190,6 +190,9 @@ static void write_json(const char *reason)
                     "  \"kernel_activity\": %s,\n", brc.cfg.kernel_replay ? "kernel" : "user",
                 brc.cfg.range_runs ? "run of same-kernel launches" : "launch",
                 brc.cfg.activity ? "true" : "false");
+        fprintf(fp, "  \"kernel_timestamps\": \"%s\",\n",
+                brc.hw_trace == CUPTI_SUCCESS ? "hardware events"
+                : brc.hw_trace < 0 ? "none" : "software instrumentation");
         json_clock(fp);
         fprintf(fp, "  \"kernels\": %llu,\n  \"activity_records_dropped\": %llu,\n"
                     "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n  \"ranges_unmatched\": %llu,\n"
@@ -410,6 +413,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&brc.lock, &ma);
     brc.pid = (long)getpid();
+    brc.hw_trace = -1;
     read_config();
     clk_conv_init(&brc.clock);
     clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));

@@ -97,6 +97,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 int brc_kstore_start(void)
 {
+    /* Kernel timestamps from hardware events, without instrumenting the kernels:
+     * Blackwell and later only (cupti_activity.h); elsewhere CUPTI answers
+     * NOT_SUPPORTED and keeps its software instrumentation, whose cost per
+     * kernel is the floor of the trace overhead (README "NVIDIA"). */
+    brc.hw_trace = (int)cuptiActivityEnableHWTrace(1);
     CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r == CUPTI_SUCCESS)
         r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
