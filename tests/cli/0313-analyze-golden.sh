@@ -71,6 +71,20 @@ mkdir -p "$T/prof-notrace"; cp "$T"/prof/profiling_result_*.csv "$T/prof-notrace
 expect_exit 0 "power run without kernel trace" -- "$BENCHRUN" analyze "$T/pmc" --power "$T/prof-notrace" --out-dir "$T/o5"
 expect_grep "no \*kernel_trace.csv" "$T/err" "missing power trace: warned"
 
+# the seed's --power-ktrace (one CSV) + --telemetry give the same clock and
+# shares as --power PROF_DIR; --progress reports the steps
+kt=$(ls "$T"/prof/ktrace_*/*_kernel_trace.csv | head -1)
+expect_exit 0 "--power-ktrace CSV --telemetry CSV --progress" -- "$BENCHRUN" analyze "$T/pmc" \
+    --power-ktrace "$kt" --telemetry "$tel" --progress --out-dir "$T/o6"
+expect_grep "analyze: metrics" "$T/err" "--progress shows the steps"
+python3 - "$T/pmc/analysis/summary.json" "$T/o6/summary.json" <<'PY' && pass "same clock and shares" || fail "--power-ktrace/--telemetry differ from --power"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["clock"]["clock_MHz"] == b["clock"]["clock_MHz"]
+assert a["whole_run"]["unprof_time_ms"] == b["whole_run"]["unprof_time_ms"]
+assert [k["time_share_pct"] for k in a["top_kernels"]] == [k["time_share_pct"] for k in b["top_kernels"]]
+PY
+
 expect_exit 2 "no PMC_DIR" -- "$BENCHRUN" analyze
 expect_exit 2 "bad --top" -- "$BENCHRUN" analyze "$T/pmc" --top 0
 expect_exit 2 "bad --clock-mhz" -- "$BENCHRUN" analyze "$T/pmc" --clock-mhz abc
