@@ -75,6 +75,16 @@ if [ "${SKIP_CALIBRATE:-0}" != 1 ]; then
     for f in "$W"/calibrate/results/*/analysis/summary.json; do [ -f "$f" ] && cp "$f" "$O/calibrate_summary.json"; done
 fi
 
+# Alignment without the power stage: the sampler around the CUPTI tracer around
+# the GEMMs + long kernel, then calibrate's power checks on that folder.
+if [ -x "$W/calibrate/bin/calib" ]; then
+    A=$W/calib_align
+    st calib_align "$BR" sample --gpus 0 --interval-ms 1 --prefix calibrate -o "$A" -- \
+        "$BR" trace -o "$A/ktrace_calibrate" --name calibrate -- "$W/calibrate/bin/calib" only=gemm,long
+    "$BR" calibrate --check "$A/none" --power "$A" -o "$A/out" >"$O/calib_align_check.txt" 2>&1
+    cp "$A"/sampler_*.json "$O/calib_align_sampler.json" 2>/dev/null
+fi
+
 if [ "${CALIB_NCU:-1}" = 1 ]; then   # ground truth for the kernels, from ncu
     CALIB_NCU_ARGS=${CALIB_NCU_ARGS:-"n=134217728 stream_reps=2 fma_blocks=1056 fma_threads=256 fma_iters=4096 fma_reps=1 gemm_n=4096 gemm_reps=1 long_ms=20 idle_ms=0 flush_mib=256"} \
         STAGE_S=120 st calib_ncu bash "$ROOT/tests/gpu/calib_ncu.sh" "$BR" "$W/calib_ncu"

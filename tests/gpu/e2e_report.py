@@ -197,6 +197,10 @@ def main():
             print("  " + driver_power(prof))
             print("  " + alignment(prof))
     calibration()
+    al = os.path.join(L, "calib_align_check.txt")
+    if os.path.exists(al):
+        print("long kernel under sample + trace (no power stage): " +
+              "; ".join(l.strip() for l in open(al) if l.startswith("long kernel")))
     ncu = os.path.join(L, "calib_ncu.txt")
     if os.path.exists(ncu):
         print("calibration kernels under ncu (ground truth, independent of benchrun):")
