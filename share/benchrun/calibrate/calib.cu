@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
@@ -237,6 +236,13 @@ static double wall_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
 static bool want(const struct params *p, const char *what)
 {
     return !p->only || strstr(p->only, what) != NULL;
@@ -381,11 +387,11 @@ static void run_long(const struct params *p, int *out)
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     sync_check("before idle");
-    usleep((useconds_t)p->idle_ms * 1000);
+    sleep_ms(p->idle_ms);
     // 4 blocks of 256 per SM: all resident at once, so every block starts together.
     calib_long<<<sms * 4, 256>>>(out, 1.0000001f, 1e-9f, (unsigned long long)p->long_ms * 1000000ull);
     sync_check("long");
-    usleep((useconds_t)p->idle_ms * 1000);
+    sleep_ms(p->idle_ms);
     printf("calib: calib_long ms=%ld blocks=%d\n", p->long_ms, sms * 4);
 }
 
