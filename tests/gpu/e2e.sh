@@ -13,7 +13,7 @@
 # Output ($OUT, else ./gpu-out): e2e-table.txt, e2e-logs.tar.gz (every log,
 # calibration.md, analyses, sampler JSON), example-<EXAMPLE>.tar.xz (the
 # small real results of one workload for examples/: power run, counter run,
-# analysis; must stay < 16 MiB). Env: STEPS (10), WORKLOADS ("transformer
+# analysis; must stay < 16 MiB). Env: STEPS (5), WORKLOADS ("transformer
 # resnet18"), EXAMPLE (transformer), SKIP_CALIBRATE=1, CALIB_NCU=0 (skip the
 # ncu ground truth of the calibration kernels, tests/gpu/calib_ncu.sh),
 # DEADLINE_S (540: later stages are skipped, the tarballs still written),
@@ -24,7 +24,7 @@ B=${1:-$ROOT/build-gpu}
 FINAL=${OUT:-$ROOT/gpu-out}
 W=$(mktemp -d)/e2e
 O=$W/logs
-STEPS=${STEPS:-10}
+STEPS=${STEPS:-5}
 WORKLOADS=${WORKLOADS:-transformer resnet18}
 EXAMPLE=${EXAMPLE:-transformer}
 mkdir -p "$O" "$FINAL"
