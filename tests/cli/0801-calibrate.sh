@@ -80,6 +80,21 @@ expect_grep "power rise vs start \(sampler telemetry\) .* MISS" "$T/out" "misali
 expect_exit 1 "check: no analysis" -- "$BENCHRUN" calibrate --check "$T/none" -o "$T/none-out"
 expect_grep "no analysis to check" "$T/out" "missing analysis reported"
 
+# The whole flow with a stand-in compiler (writes a shell script as the
+# program): build, conf, plain stage; without a GPU the plain stage fails
+# (VENDOR=nvidia, no GPU seen), which must be reported and exit 1.
+cat >"$T/fakecc" <<'SH'
+#!/bin/bash
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+printf '#!/bin/sh\necho calib_total_s=0.001\n' >"$out" && chmod +x "$out"
+SH
+chmod +x "$T/fakecc"
+expect_exit 1 "full run with a stand-in compiler, no GPU" -- "$BENCHRUN" calibrate --vendor nvidia \
+    --compiler "$T/fakecc" -o "$T/flow"
+expect_grep "^stage plain: exit status +0 +[0-9]+ \(.*MISS" "$T/out" "failed plain stage reported"
+[ -f "$T/flow/logs/plain.log" ] && pass "stage log kept" || fail "no $T/flow/logs/plain.log"
+expect_grep "stage plain: exit status" "$T/flow/calibration.md" "table written on failure"
+
 NVCC=$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | tail -1)
 if [ -n "$NVCC" ]; then
     expect_exit 0 "build-only with $NVCC" -- "$BENCHRUN" calibrate --build-only --vendor nvidia \
