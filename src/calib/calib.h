@@ -151,6 +151,7 @@ struct br_calib_run {
     const char *gpu_arch;       /* "sm_90", "gfx942"; NULL: detected, else sm_90/gfx942 */
     const char *counters;       /* pmc --counters SET; NULL: the stage's default */
     struct br_calib_params params;
+    bool progress;              /* a line per step on stderr */
     /* filled by the steps */
     char *exe, *conf, *pmc_dir, *prof_dir;
 };

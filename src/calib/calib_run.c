@@ -14,6 +14,8 @@
 
 #include <dirent.h>
 #include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +26,20 @@
 #include "util/shquote.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+
+/* "calibrate: ..." on stderr when progress is wanted (DESIGN.md §3). */
+static void __attribute__((format(printf, 2, 3))) progress(const struct br_calib_run *r,
+                                                           const char *fmt, ...)
+{
+    if (!r->progress)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("calibrate: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
 
 /* ---- compiler ---------------------------------------------------------------- */
 
@@ -110,7 +126,7 @@ int br_calib_build(struct br_calib_run *r)
     else if (rc == 0 && (x.exit_code != 0 || !fs_exists(r->exe)))
         rc = br_error("calibrate: building %s failed (exit %d): see %s", src, x.exit_code, log);
     if (rc == 0)
-        fprintf(stderr, "calibrate: built %s for %s with %s (%.1f s)\n", r->exe, arch, cc, x.wall_s);
+        progress(r, "built %s for %s with %s (%.1f s)", r->exe, arch, cc, x.wall_s);
     br_exec_result_release(&x);
     strv_free(&argv);
     free(cc), free(src), free(arch), free(bindir), free(logdir), free(log);
@@ -209,13 +225,13 @@ static int stage(struct br_calib_run *r, const char *name, const char *const *ar
     strv_init(&argv);
     strv_push(&argv, self);
     strv_pushv(&argv, args);
-    fprintf(stderr, "calibrate: %s ...\n", name);
+    progress(r, "%s ...", name);
     struct br_exec_result x = { 0 };
     int code = br_stage_exec(&argv, log, &x) == 0 ? x.exit_code : -1;
     char *check = xasprintf("stage %s: exit status", name), *meas = xasprintf("%d (%.1f s)", code, x.wall_s);
     br_calib_result_add(res, check, "0", meas, log, code == 0 ? BR_CALIB_PASS : BR_CALIB_MISS,
                         code == 0 ? NULL : "stage failed: see its log");
-    fprintf(stderr, "calibrate: %s: exit %d, %.1f s (log %s)\n", name, code, x.wall_s, log);
+    progress(r, "%s: exit %d, %.1f s (log %s)", name, code, x.wall_s, log);
     br_exec_result_release(&x);
     strv_free(&argv);
     free(self), free(log), free(check), free(meas);

@@ -21,7 +21,7 @@
 struct calib_opts {
     const char *vendor, *outdir, *compiler, *arch, *counters;
     const char *check_pmc, *check_power;
-    bool build_only;
+    bool build_only, progress;
 };
 
 static const char usage[] =
@@ -46,6 +46,7 @@ static const char usage[] =
     "  --arch ARCH       GPU architecture to build for (default: detected; sm_90)\n"
     "  --counters SET    counter set for the pmc stage (default: the stage's)\n"
     "  --build-only      build the kernels and write calibrate.conf, run nothing\n"
+    "  --progress        a line per step on stderr (default: when stderr is a terminal)\n"
     "  --check PMC_DIR   compare an existing pmc run (PMC_DIR/analysis/) only\n"
     "  --power PROF_DIR  with --check: the power run to check too\n"
     "  -h, --help        this help\n"
@@ -63,6 +64,7 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         { .name = "check", .has_arg = required_argument, .val = 'k' },
         { .name = "power", .has_arg = required_argument, .val = 'p' },
         { .name = "build-only", .has_arg = no_argument, .val = 'b' },
+        { .name = "progress", .has_arg = no_argument, .val = 'P' },
         { .name = "help", .has_arg = no_argument, .val = 'h' },
         { 0 },
     };
@@ -78,6 +80,7 @@ static int parse(int argc, char **argv, struct calib_opts *o)
         case 'k': o->check_pmc = optarg; break;
         case 'p': o->check_power = optarg; break;
         case 'b': o->build_only = true; break;
+        case 'P': o->progress = true; break;
         case 'h': fputs(usage, stdout); return 1;
         default: return cli_usage_error("calibrate", "see 'benchrun calibrate --help'");
         }
@@ -135,7 +138,7 @@ static int report(const char *outdir, const struct br_calib_results *res)
         if (fclose(fp) != 0)
             br_error("cannot write '%s'", md);
         else
-            fprintf(stderr, "calibrate: table written to %s\n", md);
+            printf("table: %s\n", md);
     }
     free(md);
     return misses == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
@@ -166,7 +169,8 @@ int cmd_calibrate(int argc, char **argv)
         return prc == 1 ? BR_EXIT_OK : BR_EXIT_USAGE;
     char *vendor = pick_vendor(&o), *outdir = fs_abspath(o.outdir);
     struct br_calib_run r = { .vendor = vendor, .outdir = outdir, .compiler = o.compiler,
-                              .gpu_arch = o.arch, .counters = o.counters };
+                              .gpu_arch = o.arch, .counters = o.counters,
+                              .progress = cli_show_progress(o.progress) };
     br_calib_params_default(&r.params, vendor);
     struct br_calib_results res = { 0 };
     int rc;

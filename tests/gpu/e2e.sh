@@ -69,7 +69,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit --fo
 date -u +%FT%TZ >>"$O/gpu.txt"
 
 if [ "${SKIP_CALIBRATE:-0}" != 1 ]; then
-    st calibrate "$BR" calibrate -o "$W/calibrate"
+    st calibrate "$BR" calibrate --progress -o "$W/calibrate"
     cp "$W/calibrate/calibration.md" "$O/" 2>/dev/null
     cp "$W/calibrate/logs/"*.log "$O/" 2>/dev/null
     for f in "$W"/calibrate/results/*/analysis/summary.json; do [ -f "$f" ] && cp "$f" "$O/calibrate_summary.json"; done
