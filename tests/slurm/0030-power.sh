@@ -33,12 +33,6 @@ ja=$(awk '$1 == "power" {print $2}' "$T/out")
 expect_exit 0 "submit ptwo.conf power" -- "$BENCHRUN" submit "$T/ptwo.conf" power
 jb=$(awk '$1 == "power" {print $2}' "$T/out")
 
-# complete lines: every row has the header's field count, the file ends with a newline
-csv_complete() {
-    awk -F, 'NR == 2 {n = NF} NR > 2 && NF != n {bad++} END {exit !(NR > 2 && bad == 0)}' "$1" &&
-        [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ]
-}
-
 expect_job "$ja" COMPLETED "A: one-node power job"
 d=$T/results/prof-$ja
 expect_grep '^status: ok$' "$d/run_info.txt" "A: run_info status ok"
