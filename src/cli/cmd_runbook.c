@@ -220,10 +220,26 @@ static void section_steps_3_7(struct rb *r)
                   "gfx_frequency and hotspot_temp, or says why one was skipped.");
 }
 
+/* Steps 3-5 through `benchrun submit` (issue 4), then what it runs by hand. */
 static void section_chain(struct rb *r)
 {
     struct strbuf *m = &r->md;
-    code_open(r, "Steps 3-5 in one go (--dependency=afterok chain)");
+    code_open(r, "Steps 3-5 in one go: benchrun submit (--dependency=afterok chain)");
+    q(m, r->exe);
+    sb_adds(m, " submit ");
+    q(m, r->c.path);
+    sb_adds(m, " --dry-run    # the sbatch commands as a shell script; submits nothing\n");
+    q(m, r->exe);
+    sb_adds(m, " submit ");
+    q(m, r->c.path);
+    sb_adds(m, "              # plain -> pmc -> power, each afterok on the previous\n");
+    sb_adds(m, "```\n\n`benchrun submit` prints one line per job (stage, job id, sbatch command) "
+               "and records the job ids in RESULTS_DIR/submitted.json; if Slurm rejects a "
+               "stage it shows sbatch's error and says exactly which jobs are already queued. "
+               "For the tight pmc `-t` (passes x 3 x the plain wall time), submit the later "
+               "stages once the plain run has finished: `benchrun submit ");
+    sb_adds(m, r->c.path);
+    sb_adds(m, " pmc power`. The same chain by hand:\n\n```sh\n");
     sb_adds(m, "plain=$(");
     sbatch_stage(r, "plain", r->c.time_limit, "");
     sb_adds(m, ")\npmc=$(");
@@ -232,10 +248,7 @@ static void section_chain(struct rb *r)
     sbatch_stage(r, "power", r->c.time_limit, "$pmc");
     sb_adds(m, ")\necho \"plain=$plain pmc=$pmc power=$power\"\n");
     sb_adds(m, "```\n\nA failed job keeps the later ones from starting (they stay pending with "
-               "DependencyNeverSatisfied unless the cluster cancels them; scancel them). "
-               "`benchrun submit ");
-    sb_adds(m, r->c.path);
-    sb_adds(m, "` does the same and records the job ids in RESULTS_DIR/submitted.json.\n");
+               "DependencyNeverSatisfied unless the cluster cancels them; scancel them).\n");
 }
 
 static int build(struct rb *r)
