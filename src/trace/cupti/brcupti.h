@@ -52,6 +52,8 @@ struct brc_launch {
     bool graph;            /* a graph launch: unknown number of kernels */
     uint32_t grid[3], block[3];
     uint32_t shmem;        /* dynamic shared memory per block, bytes */
+    bool has_stream;       /* stream known (the launch calls with dims below) */
+    CUstream stream;
 };
 
 /* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */
@@ -112,6 +114,7 @@ void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw
 int brc_rp_init(void);                             /* cuptiProfilerInitialize once */
 void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l);  /* launch API enter */
 void brc_rp_on_launch_exit(CUcontext ctx);         /* launch API exit (host end time) */
+void brc_rp_on_function(CUcontext ctx, CUfunction f);  /* the launch's function (driver call) */
 void brc_rp_on_ctx_destroy(CUcontext ctx);
 void brc_rp_finish(void);                          /* collect every context */
 int brc_rp_write(void);                            /* join with kernels, write CSV */

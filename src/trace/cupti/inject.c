@@ -300,20 +300,42 @@ static void launch_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const voi
         l->grid[0] = p->gridDim.x, l->grid[1] = p->gridDim.y, l->grid[2] = p->gridDim.z;
         l->block[0] = p->blockDim.x, l->block[1] = p->blockDim.y, l->block[2] = p->blockDim.z;
         l->shmem = (uint32_t)p->sharedMem;
+        l->has_stream = true;
+        l->stream = id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 && !p->stream
+                    ? CU_STREAM_PER_THREAD : (CUstream)p->stream;
     } else if (dom == CUPTI_CB_DOMAIN_DRIVER_API && (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
                                                    id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)) {
         const cuLaunchKernel_params *p = params;
         l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
         l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
         l->shmem = p->sharedMemBytes;
+        l->has_stream = true;
+        l->stream = id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz && !p->hStream
+                    ? CU_STREAM_PER_THREAD : p->hStream;
     }
 }
 
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
-    if (!runtime && tls_runtime_launch > 0)
-        return;   /* the driver call made by a runtime launch: counted once */
+    CUfunction f = NULL;
+    if (!runtime && cb->callbackSite == CUPTI_API_ENTER) {
+        if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+            id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)
+            f = ((const cuLaunchKernel_params *)cb->functionParams)->f;
+        else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+                 id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
+            f = ((const cuLaunchKernelEx_params *)cb->functionParams)->f;
+    }
+    if (!runtime && tls_runtime_launch > 0) {
+        /* the driver call made by a runtime launch: counted once; it names the function */
+        if (f) {
+            pthread_mutex_lock(&brc.lock);
+            brc_rp_on_function(cb->context, f);
+            pthread_mutex_unlock(&brc.lock);
+        }
+        return;
+    }
     if (cb->callbackSite == CUPTI_API_EXIT) {
         if (runtime)
             tls_runtime_launch--;
@@ -324,10 +346,12 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     }
     if (runtime)
         tls_runtime_launch++;
-    struct brc_launch l = { cb->symbolName, is_graph_launch(dom, id), { 0 }, { 0 }, 0 };
+    struct brc_launch l = { cb->symbolName, is_graph_launch(dom, id), { 0 }, { 0 }, 0, false, NULL };
     launch_dims(dom, id, cb->functionParams, &l);
     pthread_mutex_lock(&brc.lock);
     brc_rp_on_launch(cb->context, &l);
+    if (f)
+        brc_rp_on_function(cb->context, f);
     pthread_mutex_unlock(&brc.lock);
 }
 

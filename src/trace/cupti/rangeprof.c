@@ -12,9 +12,12 @@
  * the launch callbacks of the same context (auto range serializes kernels, so
  * ranges are in launch order) and written as rocprofv3 7.x
  * counter_collection.csv rows: name and grid/block from the launch parameters,
- * Start/End = CLOCK_BOOTTIME at the launch API's entry and exit (auto range
- * synchronizes the context at the end of each launch, so the kernel runs inside
- * that bracket; the device times are in the trace run's kernel_trace.csv).
+ * Start = CLOCK_BOOTTIME at the launch API's entry, End = Start + the device
+ * time: gpu__time_duration.sum when that metric is in the pass, else the time
+ * between two CUDA events recorded in the launch's stream around it (SASS
+ * metrics share no pass with any hardware counter, not even the duration),
+ * else CLOCK_BOOTTIME at the API's exit. Device start times are in the trace
+ * run's kernel_trace.csv.
  *
  * Why no kernel activity records in counter mode (issue 9, measured on H200,
  * CUDA 13.0): on Hopper CUPTI takes kernel activity timestamps by instrumenting
@@ -33,6 +36,7 @@
 #include "trace/cupti/brcupti.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -49,8 +53,10 @@
 struct rp_launch {
     uint32_t name;             /* interned symbol name */
     uint32_t grid[3], block[3], shmem;
+    uint32_t regs, local;      /* registers and local memory per thread (0: unknown) */
     uint64_t t0, t1;           /* CLOCK_BOOTTIME ns at API entry and exit */
     uint64_t tid;              /* launching OS thread */
+    double dev_ns;             /* device time from the launch's event pair, NaN if none */
 };
 
 struct rp_ctx {
@@ -69,6 +75,10 @@ struct rp_ctx {
     size_t nlaunch, caplaunch;
     uint32_t *run_len;         /* range mode "run": launches in each range, in order */
     size_t nruns, capruns;
+    CUevent *ev;               /* event pair of launch first_open + i at ev[2i], ev[2i+1] */
+    size_t nev, capev, first_open;
+    CUstream open_stream;      /* stream of the last launch (its end event) */
+    bool open_has_stream;
     uint32_t run_name;         /* kernel of the open user range */
     bool in_range;
     bool active, failed;
@@ -219,6 +229,32 @@ static int enable(struct rp_ctx *c)
     return init_image(c);
 }
 
+/* Device time of each launch from a pair of CUDA events recorded in its stream
+ * around it (events add stream commands, not kernel code, so the counters do not
+ * see them). Event pairs are reused after every decode, which synchronizes. */
+static void event_record(struct rp_ctx *c, size_t slot, CUstream stream)
+{
+    while (c->nev <= slot) {
+        xgrow((void **)&c->ev, &c->capev, c->nev + 1, sizeof(*c->ev));
+        if (cuEventCreate(&c->ev[c->nev], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+            return;
+        c->nev++;
+    }
+    cuEventRecord(c->ev[slot], stream);
+}
+
+static void event_times(struct rp_ctx *c)
+{
+    for (size_t i = c->first_open; i < c->nlaunch; i++) {
+        size_t k = 2 * (i - c->first_open);
+        float ms = 0;
+        c->launches[i].dev_ns = NAN;
+        if (k + 1 < c->nev && cuEventElapsedTime(&ms, c->ev[k], c->ev[k + 1]) == CUDA_SUCCESS)
+            c->launches[i].dev_ns = 1e6 * (double)ms;
+    }
+    c->first_open = c->nlaunch;
+}
+
 static int pop_range(struct rp_ctx *c)
 {
     if (!c->in_range)
@@ -255,6 +291,7 @@ static int collect(struct rp_ctx *c)
     CUpti_RangeProfiler_DecodeData_Params dd = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
     dd.pRangeProfilerObject = c->obj;
     CALL(cuptiRangeProfilerDecodeData, &dd);
+    event_times(c);
     brc.ranges_dropped += dd.numOfRangeDropped;
     CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
@@ -341,8 +378,36 @@ void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l)
     memcpy(r->block, l->block, sizeof(r->block));
     r->shmem = l->shmem;
     r->tid = (uint64_t)syscall(SYS_gettid);
+    r->dev_ns = NAN;
+    r->regs = r->local = 0;
+    c->open_has_stream = l->has_stream;
+    c->open_stream = l->stream;
+    if (l->has_stream)
+        event_record(c, 2 * (c->nlaunch - 1 - c->first_open), l->stream);
     r->t0 = boot_ns();
     r->t1 = r->t0;
+}
+
+/* Registers, static shared and local memory of the launch's function: the
+ * activity records are off in counter mode, so they come from the driver. */
+void brc_rp_on_function(CUcontext ctx, CUfunction f)
+{
+    static CUfunction last;
+    static int regs, smem, local;
+    struct rp_ctx *c = brc.finished || !ctx ? NULL : find_ctx(ctx, false);
+    if (!c || c->failed || c->nlaunch == 0)
+        return;
+    if (f != last) {
+        regs = smem = local = 0;
+        cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+        cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+        cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f);
+        last = f;
+    }
+    struct rp_launch *r = &c->launches[c->nlaunch - 1];
+    r->regs = (uint32_t)regs;
+    r->shmem += (uint32_t)smem;
+    r->local = (uint32_t)local;
 }
 
 void brc_rp_on_launch_exit(CUcontext ctx)
@@ -350,8 +415,11 @@ void brc_rp_on_launch_exit(CUcontext ctx)
     if (brc.finished || !ctx)
         return;
     struct rp_ctx *c = find_ctx(ctx, false);
-    if (c && !c->failed && c->nlaunch > 0)
-        c->launches[c->nlaunch - 1].t1 = boot_ns();
+    if (!c || c->failed || c->nlaunch == 0)
+        return;
+    c->launches[c->nlaunch - 1].t1 = boot_ns();
+    if (c->open_has_stream)
+        event_record(c, 2 * (c->nlaunch - 1 - c->first_open) + 1, c->open_stream);
 }
 
 static void finish_ctx(struct rp_ctx *c)
@@ -409,6 +477,11 @@ static void write_ctx(FILE *fp, const struct rp_ctx *c, const struct brc_kernel 
         brc.counter_rows += nm;
         used++;
     }
+    /* gpu__time_duration.sum, when collected, gives the device time: End = Start + it. */
+    size_t dur_idx = nm;
+    for (size_t m = 0; m < nm; m++)
+        if (strcmp(brc.cfg.metrics[m], "gpu__time_duration.sum") == 0)
+            dur_idx = m;
     if (used == 0 && c->nranges > 0) {
         /* The default (no kernel activity records, see the top of this file):
          * range r is launch r of this context. */
@@ -425,7 +498,13 @@ static void write_ctx(FILE *fp, const struct rp_ctx *c, const struct brc_kernel 
             row.thread_id = l->tid;
             row.start_ns = l->t0;
             row.end_ns = l->t1;
+            if (dur_idx < nm && !isnan(c->vals[range * nm + dur_idx]))
+                row.end_ns = l->t0 + (uint64_t)(c->vals[range * nm + dur_idx] * share + 0.5);
+            else if (!isnan(l->dev_ns))
+                row.end_ns = l->t0 + (uint64_t)(l->dev_ns + 0.5);
             row.lds_bytes = l->shmem;
+            row.vgpr = l->regs;
+            row.scratch_bytes = l->local;
             memcpy(row.grid, l->grid, sizeof(row.grid));
             memcpy(row.block, l->block, sizeof(row.block));
             for (size_t m = 0; m < nm; m++)
