@@ -172,6 +172,12 @@ static void on_line(struct cl_parser *p, char *line, size_t n)
 int cl_parse(struct counterlist *cl, const char *name, const char *text, size_t len)
 {
     memset(cl, 0, sizeof(*cl));
+    if (cl_parse_nvidia(cl, text, len)) {   /* NVIDIA layouts: counterlist_nv.c */
+        if (cl->nentries > 0)
+            return 0;
+        cl_release(cl);
+        return br_error("%s: no metrics found after the 'Chip' line", name);
+    }
     struct cl_parser p = { .cl = cl, .gpu = -1 };
     char *buf = xmalloc(len + 1);
     memcpy(buf, text, len);
@@ -234,6 +240,14 @@ const struct cl_entry *cl_find(const struct counterlist *cl, const char *counter
         const char *a = cl_gpu_arch(cl, e->gpu);
         if (!arch || !a || strcmp(a, arch) == 0)
             return e;
+    }
+    /* NVIDIA lists hold base names: dram__bytes_read.sum -> dram__bytes_read */
+    const char *dot = strchr(counter, '.');
+    if (dot && cl->layout && strcmp(cl->layout, "nvidia") == 0) {
+        char *base = xstrndup(counter, (size_t)(dot - counter));
+        const struct cl_entry *e = cl_find(cl, base, arch);
+        free(base);
+        return e;
     }
     return NULL;
 }

@@ -41,7 +41,7 @@ struct cl_gpu {
 };
 
 struct counterlist {
-    const char *layout;         /* "6.2", "6.4", "7.x" or "unknown" (static) */
+    const char *layout;         /* "6.2", "6.4", "7.x", "nvidia" or "unknown" (static) */
     size_t ngpus;
     struct cl_gpu *gpus;
     size_t nentries;
@@ -52,6 +52,9 @@ struct counterlist {
  * messages. Returns 0, or -1 with an error printed ("name: no counters found"
  * when nothing in the text looks like a counter list). */
 int cl_parse(struct counterlist *cl, const char *name, const char *text, size_t len);
+/* The NVIDIA layouts (`Chip <name>` first; counterlist_nv.c): returns 1 and
+ * fills cl (layout "nvidia") when text is one, else 0. Called by cl_parse. */
+int cl_parse_nvidia(struct counterlist *cl, const char *text, size_t len);
 /* Reads and parses a file. */
 int cl_load(struct counterlist *cl, const char *path);
 void cl_release(struct counterlist *cl);
