@@ -129,27 +129,40 @@ static long earlier_metric(const struct doc *d, const char *name)
     return -1;
 }
 
+/* "P", "P or Q", "any pass", or "any pass but P" (a counter in most passes). */
 static void counter_passes(const struct arch_profile *ap, const char *name, struct mdeps *out)
 {
-    struct strbuf sb;
-    sb_init(&sb);
+    struct strbuf in, notin;
+    sb_init(&in);
+    sb_init(&notin);
     int n = 0;
-    for (int p = 0; p < ap->npasses; p++)
-        for (int c = 0; c < ap->passes[p].ncounters; c++)
-            if (!strcmp(ap->passes[p].counters[c], name)) {
-                sb_addf(&sb, "%s%s", n++ ? " or " : "", ap->passes[p].name);
-                break;
-            }
+    for (int p = 0; p < ap->npasses; p++) {
+        bool has = false;
+        for (int c = 0; c < ap->passes[p].ncounters && !has; c++)
+            has = !strcmp(ap->passes[p].counters[c], name);
+        struct strbuf *sb = has ? &in : &notin;
+        sb_addf(sb, "%s%s", sb->len ? (has ? " or " : ", ") : "", ap->passes[p].name);
+        n += has;
+    }
     if (n == 0)
-        sb_addf(&sb, "%s: in no pass", name);
-    add_unique(&out->passes, n == ap->npasses && n > 1 ? "any pass" : sb.buf);
-    sb_release(&sb);
+        sb_addf(&in, "%s: in no pass", name);
+    if (n > 1 && n == ap->npasses) {
+        add_unique(&out->passes, "any pass");
+    } else if (n > 2 && n >= ap->npasses - 2) {
+        char *s = xasprintf("any pass but %s", notin.buf);
+        add_unique(&out->passes, s);
+        free(s);
+    } else {
+        add_unique(&out->passes, in.buf);
+    }
+    sb_release(&in);
+    sb_release(&notin);
 }
 
 static const char *var_input(const char *name)
 {
     static const char *const map[][2] = {
-        { "clock_MHz", "clock (power-run telemetry, --clock-mhz, else GRBM)" },
+        { "clock_MHz", "clock (power-run telemetry, --clock-mhz, else the counter fallback)" },
         { "time_share_pct", "time share (power-run trace, else passes)" },
         { "top_share_pct", "time share (power-run trace, else passes)" },
         { "unprof_time_ns", "power-run trace" },
@@ -416,6 +429,8 @@ static void title_section(const struct arch_profile *ap, json_t *root, const cha
         json_t *s;
         json_array_foreach(src, i, s)
             sb_addf(out, "- %s\n", json_is_string(s) ? json_string_value(s) : "");
+    } else {
+        sb_adds(out, "\n");
     }
     sb_adds(out, "\n");
 }

@@ -40,6 +40,27 @@ expect_grep '^\| `CU_busy_frac` \| – \| `SQ_BUSY_CU_CYCLES / \(cyc_per_ns \* N
 expect_grep '^\| `MfmaUtil_pct` .* \| 01_fp64_flops or 07_lowp_mfma \|' "$T/out" "counter in two passes"
 expect_grep '^\| `AI_FP64` .* \| 01_fp64_flops; 05_hbm_read; 06_hbm_write \|' "$T/out" \
     "passes needed through earlier metrics"
+# A small profile: passes needed through hidden metrics, sum(), C@PASS, a
+# counter in every pass / all passes but one, '|' escaped in a table cell.
+cat >"$T/mini.json" <<'JSON'
+{ "schema": 1, "arch": "mini", "vendor": "test", "product": "test GPU",
+  "constants": { "N": 2 }, "peaks": { "P": 1 }, "block_limits": { "A": 4 },
+  "passes": [ { "name": "p1", "counters": ["A_X"] }, { "name": "p2", "counters": ["B_Y", "A_X"] },
+              { "name": "p3", "counters": ["A_X", "C_Z", "B_Y"] }, { "name": "p4", "counters": ["A_X", "B_Y"] } ],
+  "counter_sets": { "default": ["p1", "p2", "p3"] },
+  "metrics": [
+    { "name": "m_a", "unit": "x", "expr": "A_X / N", "description": "in every pass" },
+    { "name": "m_b", "expr": "B_Y + sum(C_Z)", "hidden": true },
+    { "name": "m_c", "expr": "m_b * A_X@p2 || VGPR", "total": "sum" } ] }
+JSON
+expect_exit 0 "doc metrics --arch FILE" -- "$BENCHRUN" doc metrics --arch "$T/mini.json"
+expect_grep '^## mini: test GPU \(test\)$' "$T/out" "title"
+expect_grep '^\| `p4` \| `A_X`, `B_Y` \| – \|$' "$T/out" "pass in no set"
+expect_grep '^\| `m_a` \| x \| `A_X / N` \| in every pass \| any pass \| – \| rates \|$' "$T/out" "counter in every pass"
+expect_grep '^\| `m_b` \(hidden\) \| – \| `B_Y \+ sum\(C_Z\)` \| – \| any pass but p1; p3 \| – \| rates \|$' \
+    "$T/out" "all passes but one; sum()"
+expect_grep '^\| `m_c` \| – \| `m_b \* A_X@p2 \\\|\\\| VGPR` \| – \| any pass but p1; p2; p3 \| kernel attributes \(trace\) \| sum \|$' \
+    "$T/out" "through a hidden metric, C@PASS, escaped |, attribute, TOTAL sum"
 
 # Errors: a broken profile (exit 1, file named), usage (exit 2).
 printf '{"schema": 1, "arch": "bad", "metrics": [' >"$T/bad.json"
