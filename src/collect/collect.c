@@ -14,6 +14,8 @@
  * #if of their build option (see "Adding a collector" in collect.h). */
 const struct br_collector_ops *const br_collectors[] = {
     &br_collector_rocprofv3,
+    &br_collector_cupti,   /* nvidia default: libbenchrun-cupti.so (src/trace/cupti/) */
+    &br_collector_ncu,     /* nvidia, --collector ncu: small cross-check runs */
     NULL,
 };
 

@@ -67,6 +67,8 @@ struct br_collector_ops {
 };
 
 extern const struct br_collector_ops br_collector_rocprofv3;
+extern const struct br_collector_ops br_collector_cupti;   /* NVIDIA, in process (h10) */
+extern const struct br_collector_ops br_collector_ncu;     /* NVIDIA cross-check (h10) */
 
 /* The registered collectors, NULL-terminated. */
 extern const struct br_collector_ops *const br_collectors[];
