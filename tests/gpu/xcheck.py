@@ -120,7 +120,21 @@ def table(name, title, per_launch):
         print(line)
 
 
+def gemm():
+    for prec, metric in (("bf16", "sm__ops_path_tensor_src_bf16_dst_fp32.sum"),
+                         ("tf32", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"),
+                         ("fp64", "sm__ops_path_tensor_src_fp64.sum")):
+        t, n = ours(os.path.join(D, f"gemm_{prec}.csv"))
+        if metric not in t:
+            continue
+        size = 2048 if prec == "fp64" else 4096
+        want = 2 * size ** 3
+        print(f"GEMM {prec} n={size}: {metric} total {t[metric]:.0f} = {t[metric] / want:.4f} x 2MNK "
+              f"({n[metric]} rows)")
+
+
 xcheck()
+gemm()
 table("cost.txt", "counter-pass cost (axpy 1M floats)", True)
 table("tr_small.txt", "trace overhead, axpy 1M floats x 20,000 (~4.5 us kernels)", True)
 table("tr_large.txt", "trace overhead, axpy 16M floats x 2,000", True)

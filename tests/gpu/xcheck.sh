@@ -22,6 +22,7 @@ log build
 cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >"$O/build.log" 2>&1 &&
   cmake --build "$B" -j"$(nproc)" --target benchrun-cupti benchrun-cupti-host gpu-test-programs \
     >>"$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
+cmake --build "$B" -j"$(nproc)" --target benchrun >>"$O/build.log" 2>&1 || echo "benchrun not built" | tee -a "$O/run.log"
 LIB=$B/lib/benchrun/libbenchrun-cupti.so
 G=$B/tests/gpu
 command -v ncu >/dev/null || PATH=$PATH:$(dirname "$(ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda*/bin/ncu 2>/dev/null | tail -1)" 2>/dev/null)
@@ -58,6 +59,51 @@ timeout 120 ncu --csv --page raw --print-units base --clock-control none --cache
     --metrics "$FLOPS,$HW" --log-file "$O/xc_ncu.csv" "$G/axpy" $NX $LX >>"$O/ncu.log" 2>&1
 echo "ncu rc=$?" >>"$O/ncu.log"
 python3 "$ROOT/tests/gpu/xcheck.py" "$O" >"$O/table.txt" 2>&1; cat "$O/table.txt"; cp "$O/table.txt" "$FINAL/"
+tar -C "$(dirname "$O")" -czf "$FINAL/xcheck.tar.gz" x
+
+log "tensor ops vs 2*M*N*K (torch GEMMs)"
+T16="sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_fp16.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum"
+TF32="sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum"
+TF64="sm__ops_path_tensor_src_fp64.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum"
+if python3 -c "import torch" 2>/dev/null; then
+    for t in "bf16 $T16 bfloat16" "tf32 $TF32 float32" "fp64 $TF64 float64"; do
+        set -- $t
+        inj "$W/g$1" "$2" timeout 60 python3 -c "
+import torch
+torch.backends.cuda.matmul.allow_tf32 = True
+n = 4096 if '$3' != 'float64' else 2048
+a = torch.ones(n, n, device='cuda', dtype=torch.$3)
+torch.cuda.synchronize()
+c = a @ a
+torch.cuda.synchronize()
+print('gemm n', n, 'expected_flop', 2 * n ** 3)" >>"$O/gemm.log" 2>&1
+        echo "$1 rc=$?" >>"$O/gemm.log"
+        cat "$W/g$1"/*_counter_collection.csv > "$O/gemm_$1.csv" 2>/dev/null
+    done
+fi
+python3 "$ROOT/tests/gpu/xcheck.py" "$O" >"$O/table.txt" 2>&1; cp "$O/table.txt" "$FINAL/"
+
+if [ -x "$B/benchrun" ]; then
+    log "benchrun pmc + analyze + power on axpy (gh100 default set)"
+    cat >"$O/axpy.conf" <<CONF
+WORKLOAD=axpy
+WORKLOAD_DESC="axpy 1M floats x 200"
+RESULTS_DIR=$W/results
+VENDOR=nvidia
+NGPUS=1
+NTASKS=1
+SAMPLE_MS=20
+SAMPLE_GPUS=0
+app_cmd() { APP_CMD=("$G/axpy" 1048576 200); }
+CONF
+    timeout 90 "$B/benchrun" pmc "$O/axpy.conf" >"$O/e2e_pmc.log" 2>&1; echo "pmc rc=$?" >>"$O/e2e_pmc.log"
+    run=$(ls -d "$W"/results/pmc-* 2>/dev/null | head -1)
+    [ -n "$run" ] && timeout 60 "$B/benchrun" analyze "$run" >"$O/e2e_analyze.log" 2>&1
+    echo "analyze rc=$?" >>"$O/e2e_analyze.log"
+    [ -n "$run" ] && { cp "$run"/*/*.csv "$O/" 2>/dev/null; find "$run" -name 'per_kernel_metrics.csv' -exec cp {} "$O/e2e_per_kernel_metrics.csv" \; ; find "$run" -name 'report.md' -exec cp {} "$O/e2e_report.md" \; ; ls -R "$run" >"$O/e2e_files.txt"; }
+    timeout 60 "$B/benchrun" power "$O/axpy.conf" >"$O/e2e_power.log" 2>&1; echo "power rc=$?" >>"$O/e2e_power.log"
+    ls -R "$W"/results/prof-* >>"$O/e2e_files.txt" 2>&1
+fi
 tar -C "$(dirname "$O")" -czf "$FINAL/xcheck.tar.gz" x
 
 log "counter-pass cost, $CL launches"
