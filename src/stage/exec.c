@@ -4,6 +4,15 @@
  * Slurm sends SIGTERM to the job step at the time limit (and on scancel),
  * then SIGKILL KillWait seconds later (slurm.conf KillWait, default 30 s), so
  * benchrun has that long to record "time limit" in run_info.
+ *
+ * Slurm signals the app's srun step a few ms BEFORE the batch step that runs
+ * benchrun (measured with slurm-wlm 22.05, tests/slurm/0050): the app can end
+ * before benchrun's own SIGTERM arrives. So once installed, the handlers stay
+ * for the life of the process (with no app running they only record the
+ * signal: a late SIGTERM must not kill benchrun while it writes run_info), a
+ * recorded signal stays pending (a later br_stage_exec stops its app at once),
+ * and an app that died of SIGTERM inside Slurm waits up to 1 s for benchrun's
+ * own signal before the reason is decided (h7, issue 4).
  */
 #include "stage/stage.h"
 #include "util/error.h"
@@ -42,11 +51,6 @@ static void install(struct sigaction old[N_FORWARDED])
         sigaction(k_forwarded[i], &sa, &old[i]);
 }
 
-static void restore(const struct sigaction old[N_FORWARDED])
-{
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        sigaction(k_forwarded[i], &old[i], NULL);
-}
 
 static double now_s(void)
 {
@@ -86,6 +90,19 @@ static char *reason_for(int sig)
     return xasprintf("%s received", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
 }
 
+/* The app died of SIGTERM (or srun reported 143) inside Slurm before our own
+ * signal arrived: give it up to 1 s to arrive (it is ms behind). */
+static void await_late_signal(const struct br_exec_result *r)
+{
+    if (g_got_signal || !br_in_slurm() ||
+        !(r->term_signal == SIGTERM || r->exit_code == 128 + SIGTERM))
+        return;
+    for (int i = 0; i < 100 && !g_got_signal; i++) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void fill_result(struct br_exec_result *r, int st, double t0)
 {
     r->wall_s = now_s() - t0;
@@ -95,6 +112,7 @@ static void fill_result(struct br_exec_result *r, int st, double t0)
         r->term_signal = WTERMSIG(st);
         r->exit_code = 128 + r->term_signal;
     }
+    await_late_signal(r);
     r->forwarded_signal = g_got_signal;
     if (g_got_signal)
         r->reason = reason_for(g_got_signal);
@@ -112,10 +130,12 @@ int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_
             return br_error("cannot open '%s': %s", log_path, strerror(errno));
     }
     fflush(NULL);
-    struct sigaction old[N_FORWARDED];
-    g_got_signal = 0;
+    static bool installed;
+    static struct sigaction old[N_FORWARDED];
     g_child_pgid = 0;
-    install(old);
+    if (!installed)
+        install(old);
+    installed = true;
     double t0 = now_s();
     pid_t pid = fork();
     if (pid == 0)
@@ -124,7 +144,6 @@ int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_
         close(logfd);
     if (pid < 0) {
         int e = errno;
-        restore(old);
         return br_error("cannot start '%s': %s", argv->v[0], strerror(e));
     }
     setpgid(pid, pid);              /* also here: no race with an early signal */
@@ -134,8 +153,7 @@ int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    g_child_pgid = 0;
-    restore(old);
+    g_child_pgid = 0;               /* handlers stay: see the top of the file */
     fill_result(r, st, t0);
     return 0;
 }
