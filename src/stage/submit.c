@@ -61,7 +61,21 @@ static int parse_colon_fields(const char *s, long *f, int max)
     return -1;
 }
 
+/* Longest limit accepted: 100000 days (Slurm's own cap is far below). */
+#define SLURM_TIME_MAX_S (100000L * 86400L)
+
+static int time_parse(const char *s, long *seconds);
+
 int br_slurm_time_parse(const char *s, long *seconds)
+{
+    long v;
+    if (time_parse(s, &v) != 0 || v > SLURM_TIME_MAX_S)
+        return -1;
+    *seconds = v;
+    return 0;
+}
+
+static int time_parse(const char *s, long *seconds)
 {
     if (!s || !*s)
         return -1;

@@ -41,7 +41,8 @@ static void test_time_parse(void **state)
         assert_int_equal(s, ok[i].want);
     }
     static const char *bad[] = { "", "abc", "1:2:3:4", "-5", "1-", "1-x", "10m",
-                                 "1:", ":5", "1- 2", "99999999999999999999" };
+                                 "1:", ":5", "1- 2", "99999999999999999999",
+                                 "0-47777777" /* 1990740 days */ };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         long s;
         assert_int_equal(br_slurm_time_parse(bad[i], &s), -1);
