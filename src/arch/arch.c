@@ -484,10 +484,18 @@ struct arch_profile *arch_load(const char *path, const char *const *pass_names, 
     return ap;
 }
 
+const char *arch_profile_name(const char *arch)
+{
+    if (arch && (strcmp(arch, "sm_90") == 0 || strcmp(arch, "sm_90a") == 0))
+        return "gh100";
+    return arch;
+}
+
 char *arch_path_for(const char *arch)
 {
     if (strchr(arch, '/') || strstr(arch, ".json"))
         return xstrdup(arch);
+    arch = arch_profile_name(arch);
     char *rel = xasprintf("arch/%s.json", arch);
     char *p = fs_share_path(rel);
     free(rel);

@@ -96,6 +96,10 @@ struct arch_profile {
 struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses);
 /* share/benchrun/arch/<arch>.json, or arch itself when it names a file. */
 char *arch_path_for(const char *arch);
+/* The profile name of a detected architecture: NVIDIA GPUs are detected as
+ * sm_<compute capability> (stage/gpu.c); sm_90 (H100/H200) -> "gh100". Other
+ * names are returned unchanged. Static or arch itself. */
+const char *arch_profile_name(const char *arch);
 void arch_free(struct arch_profile *ap);
 
 /* Constant lookup: index or -1. */

@@ -4,6 +4,7 @@
  * with a "passes" array (the seed's counters.json shape). Read with jansson;
  * only these two keys are used here. */
 #include "collect/collect.h"
+#include "arch/arch.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -100,7 +101,7 @@ int br_passes_load(const char *set, const char *arch, struct br_passes *out)
     if (file) {
         path = fs_abspath(set);
     } else {
-        char *rel = xasprintf("arch/%s.json", arch ? arch : "gfx942");
+        char *rel = xasprintf("arch/%s.json", arch ? arch_profile_name(arch) : "gfx942");
         path = fs_share_path(rel);
         free(rel);
         if (!path)

@@ -8,6 +8,7 @@
  */
 #include "read/counterset.h"
 
+#include "arch/arch.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -251,7 +252,7 @@ int cs_load(struct counterset *cs, const char *set, const char *arch)
     if (is_file && !file)
         return -1;
     const char *a = arch ? arch : file_arch(file) ? file_arch(file) : "gfx942";
-    char *rel = xasprintf("arch/%s.json", a);
+    char *rel = xasprintf("arch/%s.json", arch_profile_name(a));
     char *prof_path = is_file ? NULL : fs_share_path(rel);
     if (is_file) {                     /* the profile is optional next to a file */
         char *dir = fs_share_dir();

@@ -1,6 +1,6 @@
 #!/bin/bash
 # 0911-nvidia-collectors: the NVIDIA rows of the collector table. `benchrun pmc`
-# on VENDOR=nvidia uses the gh100 profile and the cupti collector (env prefix
+# on VENDOR=nvidia (an H200 detected as sm_90: profile gh100) uses the cupti collector (env prefix
 # with CUDA_INJECTION64_PATH and the pass's metrics); `--collector ncu` runs the
 # fake ncu (tests/fakes/ncu, recorded H200 output) with the documented options
 # and converts its CSV into <pass>_counter_collection.csv; `benchrun power`
@@ -18,7 +18,6 @@ WORKLOAD=axpy
 WORKLOAD_DESC="axpy on an H200"
 RESULTS_DIR=$T/results
 VENDOR=nvidia
-ARCH=gh100
 NGPUS=1
 NTASKS=1
 SAMPLE_BACKEND=sim

@@ -3,7 +3,7 @@
 #   bash tests/gpu/xcheck.sh [BUILD_DIR]   ($OUT, else ./gpu-out: table.txt, xcheck.tar.gz)
 # 1. builds only libbenchrun-cupti.so, the host tool and the CUDA test programs;
 # 2. cross-check: axpy (n = 16M floats, 1 warm-up + 20 launches) under each collector
-#    variant (old: kernel activity on; default; init at context; kernel replay; run ranges)
+#    variant (old: kernel activity on; default; kernel replay; run ranges)
 #    and under ncu, same metrics; totals per metric compared (tests/gpu/xcheck.py);
 # 3. counter-pass cost: (pass loop - plain loop) / launches on COST_LAUNCHES launches;
 # 4. trace overhead: plain vs trace, small (1M, 20,000 launches) and large (16M, 2,000)
@@ -51,7 +51,6 @@ variant() {  # variant LABEL ENV...
 }
 variant old BENCHRUN_CUPTI_ACTIVITY=1
 variant default X=1
-variant ctxinit BENCHRUN_CUPTI_INIT=context
 variant krep BENCHRUN_CUPTI_REPLAY=kernel
 variant run BENCHRUN_CUPTI_RANGE=run
 log "ncu"

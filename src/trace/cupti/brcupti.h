@@ -42,8 +42,6 @@ struct brc_config {
                               every kernel, see rangeprof.c) */
     bool range_runs;       /* BENCHRUN_CUPTI_RANGE=run: one user range per run of consecutive
                               launches of the same kernel (default: auto range per launch) */
-    bool init_at_context;  /* BENCHRUN_CUPTI_INIT=context: profiler initialized when a context
-                              is created (default: at its first launch) */
 };
 
 /* What a launch API callback knows about one launch (inject.c → rangeprof.c). */

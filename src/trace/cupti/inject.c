@@ -19,8 +19,6 @@
  *   BENCHRUN_CUPTI_RANGE    "run": one range per run of consecutive launches of one
  *                           kernel, values split evenly over its launches (cheaper;
  *                           default "launch": one auto range per launch, exact)
- *   BENCHRUN_CUPTI_INIT     "context": cuptiProfilerInitialize when a context is
- *                           created (default: at the context's first launch)
  * Files, written at the end (exit() from any thread, cudaDeviceReset or context
  * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
  * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
@@ -137,8 +135,6 @@ static void read_config(void)
     c->activity = act && *act ? strcmp(act, "0") != 0 : c->nmetrics == 0;
     const char *range = getenv("BENCHRUN_CUPTI_RANGE");
     c->range_runs = range && strcmp(range, "run") == 0;
-    const char *init = getenv("BENCHRUN_CUPTI_INIT");
-    c->init_at_context = init && strcmp(init, "context") == 0;
     c->verbose = verbose && strcmp(verbose, "1") == 0;
 }
 
@@ -361,12 +357,6 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     (void)ud;
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
         const CUpti_ResourceData *rd = data;
-        if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-            pthread_mutex_lock(&brc.lock);
-            brc_rp_init();
-            pthread_mutex_unlock(&brc.lock);
-            return;
-        }
         if (id != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
             return;
         pthread_mutex_lock(&brc.lock);
@@ -410,8 +400,6 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     if (!brc.cfg.nmetrics)
         return 0;   /* trace mode: no per-launch callback at all */
-    if (brc.cfg.init_at_context)
-        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     for (size_t i = 0; i < sizeof(runtime_launch) / sizeof(*runtime_launch); i++)
         cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
     for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)

@@ -28,7 +28,19 @@
  * (+42% on axpy) and every sm__sass_* instruction counter 0 (the SASS patch of
  * the profiler was not applied to the instrumented code). The activity records
  * are therefore off by default here (BENCHRUN_CUPTI_ACTIVITY=1 restores them
- * for comparison); tests/gpu/run.sh checks the counts against ncu.
+ * for comparison). Checked on the H200 (tests/gpu/xcheck.sh, axpy 16M floats,
+ * 21 launches, totals vs ncu): activity on: ffma 0 (ncu 352,321,536) and
+ * smsp__inst_executed +42.11%; activity off: ffma, smsp__inst_executed and
+ * smsp__thread_inst_executed +0.00%, dram__bytes_read -0.00%, cycles/warps
+ * -1.2..-1.6%, dram__bytes_write -3.4% (ncu's cache control differs).
+ *
+ * Range mode "run" (BENCHRUN_CUPTI_RANGE=run): one user range per run of
+ * consecutive launches of one kernel, its values split evenly over them. Sums
+ * stay exact per run (ffma +0.00% above) but per-launch values are the run's
+ * mean, and "elapsed" counters (sm__cycles_elapsed, gpu__time_duration) also
+ * count the host gaps inside the run (+990% on that test): use it for instruction/
+ * FLOP/byte passes of long same-kernel runs; cost 3-38 us/launch instead of
+ * 155-930 us/launch (axpy 1M, H200).
  * Sources: CUPTI 13.0 cupti_range_profiler.h, cupti_profiler_host.h,
  * cupti_activity.h and the CUPTI documentation "Range Profiling" (auto range,
  * replay modes).
