@@ -13,8 +13,8 @@
  * ranges are in launch order) and written as rocprofv3 7.x
  * counter_collection.csv rows: name and grid/block from the launch parameters,
  * Start = CLOCK_BOOTTIME at the launch API's entry, End = Start + the device
- * time: gpu__time_duration.sum when that metric is in the pass, else the time
- * between two CUDA events recorded in the launch's stream around it (SASS
+ * time: gpu__time_duration.sum when that metric is in the pass (run ranges:
+ * the events first), else the time between two CUDA events recorded in the launch's stream around it (SASS
  * metrics share no pass with any hardware counter, not even the duration),
  * else CLOCK_BOOTTIME at the API's exit. Device start times are in the trace
  * run's kernel_trace.csv.
@@ -510,10 +510,15 @@ static void write_ctx(FILE *fp, const struct rp_ctx *c, const struct brc_kernel 
             row.thread_id = l->tid;
             row.start_ns = l->t0;
             row.end_ns = l->t1;
-            if (dur_idx < nm && !isnan(c->vals[range * nm + dur_idx]))
-                row.end_ns = l->t0 + (uint64_t)(c->vals[range * nm + dur_idx] * share + 0.5);
-            else if (!isnan(l->dev_ns))
-                row.end_ns = l->t0 + (uint64_t)(l->dev_ns + 0.5);
+            /* run ranges: the range's duration also holds the host gaps, so
+             * the launch's own event time comes first there */
+            double dur = dur_idx < nm ? c->vals[range * nm + dur_idx] * share : NAN;
+            if (brc.cfg.range_runs && !isnan(l->dev_ns))
+                dur = l->dev_ns;
+            else if (isnan(dur))
+                dur = l->dev_ns;
+            if (!isnan(dur))
+                row.end_ns = l->t0 + (uint64_t)(dur + 0.5);
             row.lds_bytes = l->shmem;
             row.vgpr = l->regs;
             row.scratch_bytes = l->local;
