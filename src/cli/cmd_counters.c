@@ -15,6 +15,7 @@
 
 #include "read/counterlist.h"
 #include "read/counterset.h"
+#include "trace/cupti_list.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
@@ -69,7 +70,7 @@ static int list_rocprofv3(struct strbuf *out)
 
 static const struct lister listers[] = {
     { "rocprofv3", have_rocprofv3, list_rocprofv3 },
-    /* NVIDIA (h6): { "cupti", have_cupti, list_cupti }, */
+    { "cupti", cupti_list_available, cupti_list },   /* NVIDIA: trace/cupti_list.h (h10) */
     { NULL, NULL, NULL },
 };
 

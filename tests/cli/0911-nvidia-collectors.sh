@@ -4,12 +4,19 @@
 # with CUDA_INJECTION64_PATH and the pass's metrics); `--collector ncu` runs the
 # fake ncu (tests/fakes/ncu, recorded H200 output) with the documented options
 # and converts its CSV into <pass>_counter_collection.csv; `benchrun power`
-# traces under the CUPTI library into ktrace_<tag>/.
+# traces under the CUPTI library into ktrace_<tag>/; `benchrun counters list`
+# asks the host tool (a fake here: BENCHRUN_CUPTI_HOST) for the chip's metrics.
 . "$(dirname "$0")/lib.sh"
 unset SLURM_JOB_ID SLURM_NTASKS SLURM_LOCALID ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
 export PATH=$T/bin:$BR_SOURCE_DIR/tests/fakes:$PATH
 mkdir -p "$T/bin"   # one H200 as nvidia-smi reports it (only for this test)
-printf '#!/bin/sh\necho "NVIDIA H200, 9.0, 580.159.04"\n' >"$T/bin/nvidia-smi"
+cat >"$T/bin/nvidia-smi" <<'SMI'
+#!/bin/sh
+case "$*" in
+    *--query-gpu=compute_cap\ *) echo 9.0 ;;
+    *) echo "NVIDIA H200, 9.0, 580.159.04" ;;
+esac
+SMI
 chmod +x "$T/bin/nvidia-smi"
 export BENCHRUN_CUPTI_LIB=$T/libbenchrun-cupti.so   # a stand-in file: dry runs and env only
 : >"$BENCHRUN_CUPTI_LIB"
@@ -51,4 +58,19 @@ for a in --csv "--page raw" "--print-units base" "--clock-control none"; do
     tr '\n' ' ' <"$T/ncu.argv" | grep -q -- "$a" && pass "ncu $a" || fail "ncu argv lacks $a"
 done
 expect_grep '^pass 01_x: rc=0, [0-9.]+ s, 1 counter file' "$T/out" "pass reported"
+
+# counters list on NVIDIA: host tool `list GH100`, saved with a Chip line, checkable
+cat >"$T/host" <<'HOST'
+#!/bin/sh
+[ "$1 $2" = "list GH100" ] || { echo "bad args: $*" >&2; exit 2; }
+cut -f1 "$BR_FIXTURE" | grep -v '^#' | grep -v '^Chip' | sed 's/$/	counter/'
+HOST
+chmod +x "$T/host"   # (PATH below without tests/fakes: its rocprofv3 would list first)
+expect_exit 0 "counters list on an H200" -- env PATH="$T/bin:/usr/bin:/bin" BENCHRUN_CUPTI_HOST="$T/host" \
+    BR_FIXTURE="$BR_SOURCE_DIR/tests/fixtures/nvidia/gh100-base-metrics.txt" \
+    "$BENCHRUN" counters list -o "$T/list.txt"
+expect_grep 'cupti output saved' "$T/out" "the cupti lister ran"
+expect_grep '^Chip gh100$' "$T/list.txt" "chip line (arch profile name)"
+expect_exit 0 "the saved list checks the gh100 default set" -- \
+    "$BENCHRUN" counters check --arch gh100 default "$T/list.txt"
 finish
