@@ -177,7 +177,7 @@ cmd_start() {
     fi
     local keep_munged; keep_munged=$(cat "$(pidfile munged)" 2>/dev/null || true)
     rm -rf "$SL_DIR/etc" "$SL_DIR/state" "$SL_DIR/spool" "$SL_DIR/log" "$SL_DIR/run" "$SL_DIR/dev"
-    mkdir -p "$SL_DIR"/{etc,state,spool,log,run,dev,work}
+    mkdir -p "$SL_DIR"/{etc,state,spool,log,run,dev,work} || die "cannot create the state folders under '$SL_DIR'"
     [ -n "$keep_munged" ] && alive "$keep_munged" && echo "$keep_munged" > "$(pidfile munged)"
     start_munge
     write_config
