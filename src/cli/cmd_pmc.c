@@ -123,6 +123,7 @@ static void pass_req(const struct pmc_run *r, const struct br_pass *p, const cha
     req->dir = dir;
     req->name = p->name;
     req->per_process = r->st.conf.ntasks > 1;
+    req->per_node = r->st.conf.nnodes > 1;
     req->counters = (const char *const *)p->counters.v;
     req->tool_version = r->tool_version;
     req->dry_run = r->st.dry_run;

@@ -45,6 +45,8 @@ struct br_collect_req {
     const char *dir;            /* output folder (absolute, exists at run time) */
     const char *name;           /* file name stem: pass name or workload tag */
     bool per_process;           /* NTASKS > 1: one file set per process */
+    bool per_node;              /* NNODES > 1: the node name in file names too
+                                 * ("@NODE@", replaced per task by launch.sh) */
     const char *const *counters;/* pmc: counter names, NULL-terminated */
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
     bool dry_run;               /* build argv only: write no input files */

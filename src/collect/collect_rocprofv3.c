@@ -34,7 +34,9 @@ static void out_args(const struct br_collect_req *req, struct strv *out)
     strv_push(out, "-d");
     strv_push(out, req->dir);
     strv_push(out, "-o");
-    if (req->per_process)
+    if (req->per_process && req->per_node)      /* pids repeat across nodes */
+        strv_pushf(out, "%s_@NODE@_%%pid%%", req->name);
+    else if (req->per_process)
         strv_pushf(out, "%s_%%pid%%", req->name);
     else
         strv_push(out, req->name);

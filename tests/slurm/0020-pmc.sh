@@ -3,7 +3,8 @@
 # 2 tasks (srun -n 2) under the rocprofv3 test double (tests/fakes/rocprofv3,
 # first in PATH; the job inherits PATH), 2 counter passes from a COUNTERS file,
 # fake gfx942 node. Every process writes its own files (<pass>_<pid>_*.csv),
-# so each pass folder holds two counter files and two kernel traces.
+# so each pass folder holds two counter files and two kernel traces; with
+# NNODES=2 the node is in the names too (<pass>_<node>_<pid>_*.csv).
 . "$(dirname "$0")/lib.sh"
 slurm_require
 cd "$T" || exit 1
@@ -28,9 +29,12 @@ PERF_GREP='^Loop time of'
 app_cmd() { APP_CMD=("$DEMO" --size 100000 --iters 5); }
 CONF
 
+sed -e 's/^WORKLOAD=pmcjob/WORKLOAD=pmcnodes/' -e 's/^NGPUS=2/NGPUS=2\nNNODES=2/' "$T/pmc.conf" > "$T/nodes.conf"
 expect_exit 0 "submit pmc.conf pmc" -- "$BENCHRUN" submit "$T/pmc.conf" pmc
 j=$(awk '$1 == "pmc" {print $2}' "$T/out")
 expect_grep "^pmc +$j sbatch .* -n 2 -J pmcjob-pmc -t 5 " "$T/out" "pmc submitted with -n 2 -t 5"
+expect_exit 0 "submit nodes.conf pmc" -- "$BENCHRUN" submit "$T/nodes.conf" pmc
+jn=$(awk '$1 == "pmc" {print $2}' "$T/out")
 expect_job "$j" COMPLETED "pmc job"
 run=$T/results/pmc-$j
 expect_grep '^status: ok$' "$run/run_info.txt" "run_info status ok"
@@ -46,4 +50,11 @@ for p in 01_fp64_flops 04_cu_util; do
 done
 expect_grep 'SQ_BUSY_CU_CYCLES' "$(ls "$run"/04_cu_util/*_counter_collection.csv | head -1)" "pass 2 counters collected"
 expect_grep '^pass 04_cu_util: rc=0' "$T/results/pmcjob-pmc-$j.out" "job output reports the passes"
+
+expect_job "$jn" COMPLETED "pmc job on 2 nodes"
+for p in 01_fp64_flops 04_cu_util; do
+    names=$(ls "$T/results/pmc-$jn/$p/" | sed -n "s/^${p}_\(node[12]\)_[0-9]*_counter_collection.csv$/\1/p" | sort | paste -sd,)
+    [ "$names" = "node1,node2" ] && pass "$p: one counter file per node, named <pass>_<node>_<pid>" \
+        || { fail "$p: node names '$names'"; ls "$T/results/pmc-$jn/$p/" >&2; }
+done
 finish
