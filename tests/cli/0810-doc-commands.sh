@@ -88,6 +88,23 @@ make_world
     fail "benchrun on PATH: $(command -v benchrun)"
 run_doc SKILL.md 10
 run_doc README.md 3
+# SKILL.md defines every column of top_kernels.csv (as analyze writes it now).
+csv=$W/results/pmc-123456/analysis/top_kernels.csv
+if [ -f "$csv" ]; then
+    python3 - "$csv" "$BR_SOURCE_DIR/SKILL.md" >"$T/cols" 2>&1 <<'PY' &&
+import csv, sys
+header = next(csv.reader(open(sys.argv[1])))
+rows = [l for l in open(sys.argv[2], encoding="utf-8") if l.startswith("| ")]
+names = {n.strip() for l in rows for n in l.split("|")[1].split(",")}
+missing = [c for c in header if c != "kernel_full_name" and c not in names]
+print(", ".join(missing))
+sys.exit(1 if missing else 0)
+PY
+        pass "SKILL.md defines every top_kernels.csv column" ||
+        fail "SKILL.md's top-kernels table lacks column(s): $(cat "$T/cols")"
+else
+    fail "no $csv (the analyze command of SKILL.md did not run?)"
+fi
 [ -e "$W/lammps/results" ] && ls "$W/lammps/results" | grep -q . &&
     fail "a dry run created results: $(ls "$W/lammps/results")" || pass "dry runs created no result folder"
 finish
