@@ -261,8 +261,11 @@ static int finish(struct pmc_run *r)
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
     struct br_exec_result sum = { .exit_code = r->failed ? 1 : 0 };
-    if (r->stopped)
-        sum.reason = xstrdup("stopped by a signal before all passes ran");
+    if (r->stopped) {           /* the killed pass's reason first: "time limit" (issue 4) */
+        json_t *last = json_array_get(r->results, json_array_size(r->results) - 1);
+        const char *why = json_string_value(json_object_get(last, "reason"));
+        sum.reason = xasprintf("%s (stopped before all passes ran)", why ? why : "a signal");
+    }
     double wall = 0;
     size_t i;
     json_t *p;

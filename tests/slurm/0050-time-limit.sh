@@ -3,7 +3,9 @@
 # Slurm limits are whole minutes, enforced by a ~30 s periodic check; then
 # SIGTERM to every step and SIGKILL KillWait = 5 s later). Two jobs at once:
 #   A. one node, 2 tasks (the sampler wraps srun in the batch step);
-#   B. NNODES=2 (one sampler step per node beside the app step).
+#   B. NNODES=2 (one sampler step per node beside the app step);
+# and, at the same time, C. a plain run and D. a pmc run (2 passes: the first
+# one is killed, the second never starts).
 # Expected: JobState TIMEOUT; run_info.txt says status killed, reason
 # "time limit"; every telemetry and kernel-trace file that exists ends on a
 # complete line (no partial line); telemetry covers the run up to the kill.
@@ -29,10 +31,17 @@ CONF
 }
 conf tla 1
 conf tlb 2
+echo '{"passes": [{"name": "p1", "counters": ["SQ_WAVES"]}, {"name": "p2", "counters": ["SQ_BUSY_CYCLES"]}]}' > "$T/passes.json"
+sed -e 's/^WORKLOAD=tla/WORKLOAD=tlc/' "$T/tla.conf" > "$T/tlc.conf"
+sed -e 's/^WORKLOAD=tla/WORKLOAD=tld/' -e 's/^VENDOR=amd/VENDOR=amd\nCOUNTERS=passes.json/' "$T/tla.conf" > "$T/tld.conf"
 expect_exit 0 "submit tla.conf power" -- "$BENCHRUN" submit "$T/tla.conf" power
 ja=$(awk '$1 == "power" {print $2}' "$T/out")
 expect_exit 0 "submit tlb.conf power" -- "$BENCHRUN" submit "$T/tlb.conf" power
 jb=$(awk '$1 == "power" {print $2}' "$T/out")
+expect_exit 0 "submit tlc.conf plain" -- "$BENCHRUN" submit "$T/tlc.conf" plain
+jc=$(awk '$1 == "plain" {print $2}' "$T/out")
+expect_exit 0 "submit tld.conf pmc" -- "$BENCHRUN" submit "$T/tld.conf" pmc
+jd=$(awk '$1 == "pmc" {print $2}' "$T/out")
 
 check() {  # check JOB TAG DESC
     local d=$T/results/prof-$1 f span
@@ -62,4 +71,12 @@ check "$jb" tlb "B (2 nodes)"
 for n in node1 node2; do
     ls "$T/results/prof-$jb"/profiling_result_tlb_"$n"_*.csv >/dev/null 2>&1 && pass "B: $n sampled" || fail "B: no telemetry of $n"
 done
+for x in "$jc plain C (plain)" "$jd pmc D (pmc)"; do
+    set -- $x
+    expect_job "$1" TIMEOUT "$3 $4: job ends at its time limit" 240
+    expect_grep '^reason: time limit( \(stopped before all passes ran\))?$' "$T/results/$2-$1/run_info.txt" "$3 $4: run_info reason 'time limit'"
+done
+expect_grep '^pass p1: rc=[0-9]+, .*time limit' "$T/results/tld-pmc-$jd.out" "D: the killed pass is reported"
+expect_no_grep '^pass p2:' "$T/results/tld-pmc-$jd.out" "D: no pass starts after the signal"
+[ ! -e "$T/results/pmc-$jd/p2/rocprof.p2.txt" ] && pass "D: pass p2 never ran" || fail "D: pass p2 ran"
 finish
