@@ -9,6 +9,7 @@
 
 #include "metrics/metrics.h"
 #include "read/rocprof.h"
+#include "read/telemetry.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 #include "write/analysis.h"
@@ -295,8 +296,7 @@ static char **telemetry_files(const struct an_opts *o)
     char **all = rp_find_files(o->power, ".csv");
     size_t n = 0;
     for (char **f = all; *f; f++) {
-        const char *b = strrchr(*f, '/');
-        if (!strncmp(b ? b + 1 : *f, "profiling_result_", 17))
+        if (br_telem_is_sample_file(*f))
             all[n++] = *f;
         else
             free(*f);

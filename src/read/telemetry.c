@@ -678,3 +678,16 @@ int br_telem_col(const struct br_telem *t, const char *name) { return find_col(t
 const char *br_telem_name(const struct br_telem *t) { return t->name; }
 long br_telem_rows(const struct br_telem *t) { return t->rows; }
 bool br_telem_truncated(const struct br_telem *t) { return t->truncated; }
+
+bool br_telem_is_sample_file(const char *name)
+{
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    static const char prefix[] = "profiling_result_", suffix[] = ".csv",
+                      driver[] = "_driver_power.csv";
+    size_t n = strlen(base);
+    if (strncmp(base, prefix, sizeof(prefix) - 1) != 0 || n < sizeof(suffix) - 1 ||
+        strcmp(base + n - (sizeof(suffix) - 1), suffix) != 0)
+        return false;
+    return !(n >= sizeof(driver) - 1 && strcmp(base + n - (sizeof(driver) - 1), driver) == 0);
+}

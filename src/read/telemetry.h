@@ -69,6 +69,11 @@ struct br_telem;
 
 /* Opens a file and reads the metadata and header lines. NULL on error
  * (printed). */
+/* True for a sampler telemetry file name (profiling_result_*.csv), false for
+ * the NVIDIA driver's buffered power samples (*_driver_power.csv), which have
+ * their own columns. Takes a base name or a path. */
+bool br_telem_is_sample_file(const char *name);
+
 struct br_telem *br_telem_open(const char *path);
 /* Same over a memory buffer (not copied; must outlive the reader). name is
  * used in messages. Used by the fuzz target and unit tests. */

@@ -13,7 +13,9 @@
  */
 #include "vectors/vectors_int.h"
 
+#include "arch/arch.h"
 #include "read/rocprof.h"
+#include "read/telemetry.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -33,11 +35,6 @@ static bool ends_with(const char *s, const char *suf)
     return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
-static bool is_telemetry_name(const char *n)
-{
-    return strncmp(n, TELEM_PREFIX, strlen(TELEM_PREFIX)) == 0 && ends_with(n, ".csv") &&
-           !ends_with(n, "_driver_power.csv");
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -52,7 +49,7 @@ static int list_telemetry(const char *dir, struct strv *names)
         return br_error("cannot open power run folder '%s': %s", dir, strerror(errno));
     struct dirent *e;
     while ((e = readdir(d)))
-        if (is_telemetry_name(e->d_name))
+        if (br_telem_is_sample_file(e->d_name))
             strv_push(names, e->d_name);
     closedir(d);
     if (names->n == 0)
@@ -341,7 +338,7 @@ static double profile_tdp_value(json_t *j)
 /* TDP (and product name) from share/benchrun/arch/<arch>.json. */
 static int profile_tdp(struct vec_result *r)
 {
-    char *rel = xasprintf("arch/%s.json", r->arch);
+    char *rel = xasprintf("arch/%s.json", arch_profile_name(r->arch));
     char *path = fs_share_path(rel);
     free(rel);
     if (!path)

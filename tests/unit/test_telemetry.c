@@ -315,9 +315,23 @@ static void test_file_blocks(void **state)
     assert_non_null(strstr(g_msgs.buf, "cannot open '/nonexistent/telemetry.csv'"));
 }
 
+static void test_sample_file_names(void **state)
+{
+    (void)state;
+    assert_true(br_telem_is_sample_file("profiling_result_lmp_0.csv"));
+    assert_true(br_telem_is_sample_file("/a/b/profiling_result_lmp_node1_7.csv"));
+    assert_false(br_telem_is_sample_file("profiling_result_lmp_0_driver_power.csv"));
+    assert_false(br_telem_is_sample_file("/x/profiling_result_lmp_0_driver_power.csv"));
+    assert_false(br_telem_is_sample_file("profiling_result_lmp_0.json"));
+    assert_false(br_telem_is_sample_file("sampler_lmp.json"));
+    assert_false(br_telem_is_sample_file("x_profiling_result_lmp_0.csv"));
+    assert_false(br_telem_is_sample_file(".csv"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sample_file_names),
         cmocka_unit_test_setup_teardown(test_basic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_metadata, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_metadata_reordered, setup, teardown),
