@@ -76,7 +76,9 @@ static void test_atomic_write(void **state)
     unlink(f);
     free(f);
     free(sub);
-    assert_int_equal(system(xasprintf("rm -rf %s", dir)), 0);
+    char *rm = xasprintf("rm -rf %s", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
 }
 
 int main(void)
