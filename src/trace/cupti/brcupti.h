@@ -84,11 +84,21 @@ struct brc_state {
     size_t nnames, capnames;
     /* counter collection summary */
     uint64_t counter_rows, ranges, ranges_dropped, unmatched;
+    /* launches not profiled (companion JSON): a failure while profiling one
+     * launch drops that launch, never the application (rangeprof.c) */
+    uint64_t launches_dropped;     /* profiler call failed for it, or context failed */
+    uint64_t launches_captured;    /* into a capturing stream: recorded in a graph, not run */
+    uint64_t launches_reentrant;   /* launched from inside our own callback (CUPTI/driver) */
     char *error;           /* first error, for the companion JSON */
     int hw_trace;          /* CUptiResult of cuptiActivityEnableHWTrace(1), -1 not tried */
 };
 
 extern struct brc_state brc;
+
+/* What this thread is doing inside the library (a string literal, NULL: not in
+ * the library); printed by the fatal-signal reporter (inject.c). */
+extern __thread const char *brc_tls_phase;
+#define BRC_PHASE(s) (brc_tls_phase = (s))
 
 /* Records the first error (printf-style) and prints it to stderr. */
 void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -111,7 +121,8 @@ void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw
 /* rangeprof.c (all under brc.lock) */
 int brc_rp_init(void);                             /* cuptiProfilerInitialize once */
 void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l);  /* launch API enter */
-void brc_rp_on_launch_exit(CUcontext ctx);         /* launch API exit (host end time) */
+/* launch API exit: host end time, end event; launch_failed: the call returned an error */
+void brc_rp_on_launch_exit(CUcontext ctx, bool launch_failed);
 void brc_rp_on_function(CUcontext ctx, CUfunction f);  /* the launch's function (driver call) */
 void brc_rp_on_ctx_destroy(CUcontext ctx);
 void brc_rp_finish(void);                          /* collect every context */

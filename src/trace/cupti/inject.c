@@ -28,21 +28,27 @@
  */
 #include "trace/cupti/brcupti.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/sigsafe.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
 struct brc_state brc;
 
 static __thread int tls_runtime_launch;   /* inside a runtime launch API call */
+static __thread int tls_in_callback;      /* inside on_api's profiler work (re-entrancy) */
+__thread const char *brc_tls_phase;
 static int sig_pipe[2] = { -1, -1 };
 static struct sigaction old_term;
 
@@ -192,11 +198,15 @@ static void write_json(const char *reason)
         json_clock(fp);
         fprintf(fp, "  \"kernels\": %llu,\n  \"activity_records_dropped\": %llu,\n"
                     "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n  \"ranges_unmatched\": %llu,\n"
-                    "  \"counter_rows\": %llu,\n  \"error\": ",
+                    "  \"counter_rows\": %llu,\n  \"launches_dropped\": %llu,\n"
+                    "  \"launches_captured\": %llu,\n  \"launches_reentrant\": %llu,\n"
+                    "  \"error\": ",
                 (unsigned long long)(brc.trace_rows ? brc.trace_rows : brc.nk),
                 (unsigned long long)brc.dropped, (unsigned long long)brc.ranges,
                 (unsigned long long)brc.ranges_dropped, (unsigned long long)brc.unmatched,
-                (unsigned long long)brc.counter_rows);
+                (unsigned long long)brc.counter_rows, (unsigned long long)brc.launches_dropped,
+                (unsigned long long)brc.launches_captured,
+                (unsigned long long)brc.launches_reentrant);
         if (brc.error)
             json_str(fp, brc.error);
         else
@@ -274,6 +284,88 @@ static void install_sigterm(void)
     sigaction(SIGTERM, &sa, &old_term);
 }
 
+/* ---- fatal signals ------------------------------------------------------ */
+
+/* A crash report on stderr for SIGSEGV/SIGBUS/SIGILL/SIGFPE: the signal, the
+ * faulting address, the thread, what this library was doing in that thread
+ * (brc_tls_phase: NULL means the fault is outside our code, e.g. in the
+ * application or in CUPTI working on its own) and a backtrace with each
+ * frame's module and offset (resolve with addr2line -e MODULE OFFSET). Then
+ * the previous disposition is restored and the handler returns, so the fault
+ * repeats and the process ends exactly as it would have without us (core,
+ * exit status 139). Only write(2) and stack buffers, except backtrace() (its
+ * library is loaded at install time) and dladdr(), which do not allocate once
+ * loaded (glibc). BENCHRUN_CUPTI_CRASH_REPORT=0 turns it off. */
+static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+static struct sigaction old_fatal[sizeof(fatal_sigs) / sizeof(*fatal_sigs)];
+
+static void report_frame(int i, void *pc)
+{
+    char line[512];
+    size_t n = 0;
+    Dl_info info;
+    ss_append(line, sizeof(line), &n, "benchrun-cupti:   #");
+    ss_append_u(line, sizeof(line), &n, (uint64_t)i, 10);
+    ss_append(line, sizeof(line), &n, " ");
+    if (dladdr(pc, &info) && info.dli_fname) {
+        ss_append(line, sizeof(line), &n, info.dli_fname);
+        ss_append(line, sizeof(line), &n, "+0x");
+        ss_append_u(line, sizeof(line), &n, (uint64_t)((uintptr_t)pc - (uintptr_t)info.dli_fbase), 16);
+        if (info.dli_sname) {
+            ss_append(line, sizeof(line), &n, " (");
+            ss_append(line, sizeof(line), &n, info.dli_sname);
+            ss_append(line, sizeof(line), &n, "+0x");
+            ss_append_u(line, sizeof(line), &n, (uint64_t)((uintptr_t)pc - (uintptr_t)info.dli_saddr), 16);
+            ss_append(line, sizeof(line), &n, ")");
+        }
+    } else {
+        ss_append(line, sizeof(line), &n, "0x");
+        ss_append_u(line, sizeof(line), &n, (uint64_t)(uintptr_t)pc, 16);
+    }
+    ss_append(line, sizeof(line), &n, "\n");
+    ss_write(2, line);
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    char head[512];
+    size_t n = 0;
+    ss_append(head, sizeof(head), &n, "benchrun-cupti: fatal signal ");
+    ss_append_u(head, sizeof(head), &n, (uint64_t)sig, 10);
+    ss_append(head, sizeof(head), &n, " at address 0x");
+    ss_append_u(head, sizeof(head), &n, (uint64_t)(uintptr_t)(si ? si->si_addr : NULL), 16);
+    ss_append(head, sizeof(head), &n, " in thread ");
+    ss_append_u(head, sizeof(head), &n, (uint64_t)syscall(SYS_gettid), 10);
+    ss_append(head, sizeof(head), &n, "; libbenchrun-cupti was: ");
+    ss_append(head, sizeof(head), &n, brc_tls_phase ? brc_tls_phase : "not running in this thread");
+    ss_append(head, sizeof(head), &n, "\n");
+    ss_write(2, head);
+    void *pcs[48];
+    int np = backtrace(pcs, 48);
+    for (int i = 0; i < np; i++)
+        report_frame(i, pcs[i]);
+    for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(*fatal_sigs); i++)
+        if (fatal_sigs[i] == sig)
+            sigaction(sig, &old_fatal[i], NULL);
+}
+
+static void install_crash_report(void)
+{
+    const char *e = getenv("BENCHRUN_CUPTI_CRASH_REPORT");
+    if (e && strcmp(e, "0") == 0)
+        return;
+    void *warm[2];
+    backtrace(warm, 2);   /* loads libgcc_s now, not inside the handler */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_fatal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_SIGINFO;
+    for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(*fatal_sigs); i++)
+        sigaction(fatal_sigs[i], &sa, &old_fatal[i]);
+}
+
 /* ---- callbacks ---------------------------------------------------------- */
 
 static bool is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id)
@@ -285,69 +377,139 @@ static bool is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id)
            id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
-/* Grid, block and dynamic shared memory of the common launch calls (others: 0). */
+static void set_dims(struct brc_launch *l, const unsigned g[3], const unsigned b[3], size_t shmem,
+                     CUstream stream, bool ptsz)
+{
+    memcpy(l->grid, g, sizeof(l->grid));
+    memcpy(l->block, b, sizeof(l->block));
+    l->shmem = (uint32_t)shmem;
+    l->has_stream = true;
+    /* a _ptsz call's stream 0 is the calling thread's per-thread default stream */
+    l->stream = ptsz && !stream ? CU_STREAM_PER_THREAD : stream;
+}
+
+/* Grid, block, dynamic shared memory and stream of a launch call (graph
+ * launches: none). The Ex calls carry them in a launch config, which may be
+ * NULL in an invalid call (then the launch fails and runs nothing). */
 static void launch_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *params,
                         struct brc_launch *l)
 {
-    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API &&
-        (id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-         id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000)) {
-        const cudaLaunchKernel_v7000_params *p = params;
-        l->grid[0] = p->gridDim.x, l->grid[1] = p->gridDim.y, l->grid[2] = p->gridDim.z;
-        l->block[0] = p->blockDim.x, l->block[1] = p->blockDim.y, l->block[2] = p->blockDim.z;
-        l->shmem = (uint32_t)p->sharedMem;
-        l->has_stream = true;
-        l->stream = id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 && !p->stream
-                    ? CU_STREAM_PER_THREAD : (CUstream)p->stream;
-    } else if (dom == CUPTI_CB_DOMAIN_DRIVER_API && (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-                                                   id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)) {
-        const cuLaunchKernel_params *p = params;
-        l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
-        l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
-        l->shmem = p->sharedMemBytes;
-        l->has_stream = true;
-        l->stream = id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz && !p->hStream
-                    ? CU_STREAM_PER_THREAD : p->hStream;
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        bool ptsz = id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+                    id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000 ||
+                    id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
+        if (id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+            id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+            id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
+            id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000) {
+            /* the cooperative call's parameters have the same layout */
+            const cudaLaunchKernel_v7000_params *p = params;
+            unsigned g[3] = { p->gridDim.x, p->gridDim.y, p->gridDim.z };
+            unsigned b[3] = { p->blockDim.x, p->blockDim.y, p->blockDim.z };
+            set_dims(l, g, b, p->sharedMem, (CUstream)p->stream, ptsz);
+        } else if ((id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 || ptsz) &&
+                   ((const cudaLaunchKernelExC_v11060_params *)params)->config) {
+            const cudaLaunchConfig_t *c = ((const cudaLaunchKernelExC_v11060_params *)params)->config;
+            unsigned g[3] = { c->gridDim.x, c->gridDim.y, c->gridDim.z };
+            unsigned b[3] = { c->blockDim.x, c->blockDim.y, c->blockDim.z };
+            set_dims(l, g, b, c->dynamicSmemBytes, (CUstream)c->stream, ptsz);
+        }
+        return;
     }
+    bool ptsz = id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
+                id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
+        const cuLaunchKernel_params *p = params;
+        unsigned g[3] = { p->gridDimX, p->gridDimY, p->gridDimZ };
+        unsigned b[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
+        set_dims(l, g, b, p->sharedMemBytes, p->hStream, ptsz);
+    } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+               id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+        const cuLaunchCooperativeKernel_params *p = params;
+        unsigned g[3] = { p->gridDimX, p->gridDimY, p->gridDimZ };
+        unsigned b[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
+        set_dims(l, g, b, p->sharedMemBytes, p->hStream, ptsz);
+    } else if ((id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+                id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) &&
+               ((const cuLaunchKernelEx_params *)params)->config) {
+        const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
+        unsigned g[3] = { c->gridDimX, c->gridDimY, c->gridDimZ };
+        unsigned b[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
+        set_dims(l, g, b, c->sharedMemBytes, c->hStream, ptsz);
+    }
+}
+
+/* The launched function of a driver launch call (NULL for others). It may be
+ * a CUkernel cast to CUfunction (cuda.h, cuLaunchKernel: "context-less kernel
+ * CUkernel ... passing it to the API by casting to CUfunction"). */
+static CUfunction launch_function(CUpti_CallbackId id, const void *params)
+{
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)
+        return ((const cuLaunchKernel_params *)params)->f;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
+        return ((const cuLaunchKernelEx_params *)params)->f;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz)
+        return ((const cuLaunchCooperativeKernel_params *)params)->f;
+    return NULL;
+}
+
+/* The launch call returned an error (then it ran nothing); the return value is
+ * only valid in the exit callback (cupti_callbacks.h, functionReturnValue). */
+static bool launch_failed(bool runtime, const CUpti_CallbackData *cb)
+{
+    if (!cb->functionReturnValue)
+        return false;
+    return runtime ? *(const cudaError_t *)cb->functionReturnValue != cudaSuccess
+                   : *(const CUresult *)cb->functionReturnValue != CUDA_SUCCESS;
 }
 
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
-    CUfunction f = NULL;
-    if (!runtime && cb->callbackSite == CUPTI_API_ENTER) {
-        if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-            id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)
-            f = ((const cuLaunchKernel_params *)cb->functionParams)->f;
-        else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-                 id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
-            f = ((const cuLaunchKernelEx_params *)cb->functionParams)->f;
-    }
+    CUfunction f = !runtime && cb->callbackSite == CUPTI_API_ENTER
+                   ? launch_function(id, cb->functionParams) : NULL;
     if (!runtime && tls_runtime_launch > 0) {
         /* the driver call made by a runtime launch: counted once; it names the function */
         if (f) {
             pthread_mutex_lock(&brc.lock);
+            BRC_PHASE("reading the launched function's attributes (cuFuncGetAttribute)");
             brc_rp_on_function(cb->context, f);
+            BRC_PHASE(NULL);
             pthread_mutex_unlock(&brc.lock);
         }
         return;
     }
     if (cb->callbackSite == CUPTI_API_EXIT) {
-        if (runtime)
+        if (runtime && tls_runtime_launch > 0)
             tls_runtime_launch--;
         pthread_mutex_lock(&brc.lock);
-        brc_rp_on_launch_exit(cb->context);
+        BRC_PHASE("launch API exit callback");
+        brc_rp_on_launch_exit(cb->context, launch_failed(runtime, cb));
+        BRC_PHASE(NULL);
         pthread_mutex_unlock(&brc.lock);
         return;
     }
     if (runtime)
         tls_runtime_launch++;
-    struct brc_launch l = { cb->symbolName, is_graph_launch(dom, id), { 0 }, { 0 }, 0, false, NULL };
+    /* symbolName is documented for kernel launch callbacks only: a graph
+     * launch runs many kernels and has none (cupti_callbacks.h) */
+    bool graph = is_graph_launch(dom, id);
+    struct brc_launch l = { graph ? "<graph launch>" : cb->symbolName, graph, { 0 }, { 0 }, 0,
+                            false, NULL };
     launch_dims(dom, id, cb->functionParams, &l);
     pthread_mutex_lock(&brc.lock);
+    BRC_PHASE("launch API entry callback (range profiler, events)");
     brc_rp_on_launch(cb->context, &l);
-    if (f)
+    if (f) {
+        BRC_PHASE("reading the launched function's attributes (cuFuncGetAttribute)");
         brc_rp_on_function(cb->context, f);
+    }
+    BRC_PHASE(NULL);
     pthread_mutex_unlock(&brc.lock);
 }
 
@@ -366,7 +528,15 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         brc_kstore_flush(false);
         return;
     }
+    if (tls_in_callback) {
+        /* a launch made from inside our own work (CUPTI or the driver working
+         * for a profiler call of ours): never profiled, never recursed into */
+        __atomic_fetch_add(&brc.launches_reentrant, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    tls_in_callback = 1;
     on_api(dom, id, data);
+    tls_in_callback = 0;
 }
 
 static const CUpti_CallbackId runtime_launch[] = {
@@ -438,5 +608,6 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     }
     atexit(at_exit);
     install_sigterm();
+    install_crash_report();
     return 1;
 }

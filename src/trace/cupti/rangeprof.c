@@ -69,6 +69,7 @@ struct rp_launch {
     uint64_t t0, t1;           /* CLOCK_BOOTTIME ns at API entry and exit */
     uint64_t tid;              /* launching OS thread */
     double dev_ns;             /* device time from the launch's event pair, NaN if none */
+    bool ev_begin, ev_end;     /* its events were recorded (slots relative to first_open) */
 };
 
 struct rp_ctx {
@@ -89,15 +90,24 @@ struct rp_ctx {
     size_t nruns, capruns;
     CUevent *ev;               /* event pair of launch first_open + i at ev[2i], ev[2i+1] */
     size_t nev, capev, first_open;
-    CUstream open_stream;      /* stream of the last launch (its end event) */
-    bool open_has_stream;
     uint32_t run_name;         /* kernel of the open user range */
     bool in_range;
     bool active, failed;
 };
 
-static struct rp_ctx *ctxs;
+/* Each context's state is allocated once and never moves (pointers to it are
+ * held across profiler calls); finished ones stay listed with ctx = NULL. */
+static struct rp_ctx **ctxs;
 static size_t nctx, capctx;
+static int events_wanted = -1;   /* event pairs needed (see wants_events) */
+
+/* The launch this thread has open (between its launch API's entry and exit):
+ * launches from several threads (PyTorch's autograd engine launches the
+ * backward pass from its own thread) must not update each other's records. */
+static __thread struct rp_ctx *tls_open_ctx;
+static __thread size_t tls_open_idx;
+static __thread bool tls_open_events;   /* its begin event was recorded */
+static __thread CUstream tls_open_stream;
 static int profiler_state;   /* 0 not yet, 1 initialized, -1 failed */
 static uint64_t launch_rows;  /* rows written from launch records (dispatch ids) */
 
@@ -187,6 +197,16 @@ static int make_config(struct rp_ctx *c)
     return 0;
 }
 
+/* Ranges the counter data image holds: twice the launches after which it is
+ * decoded. The launches we count are those of the launch callbacks; kernels the
+ * driver runs that no launch callback announces (or that we skip, such as
+ * re-entrant ones) would otherwise write past a full image, and a graph launch
+ * has an unknown number of kernels. */
+static size_t image_ranges(void)
+{
+    return 2 * brc.cfg.max_ranges + 64;
+}
+
 static int init_image(struct rp_ctx *c)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ini = {
@@ -203,7 +223,7 @@ static int init_image(struct rp_ctx *c)
     sc.pCounterDataImage = c->data;
     sc.range = brc.cfg.range_runs ? CUPTI_UserRange : CUPTI_AutoRange;
     sc.replayMode = brc.cfg.kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
-    sc.maxRangesPerPass = brc.cfg.max_ranges;
+    sc.maxRangesPerPass = image_ranges();
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
@@ -233,8 +253,8 @@ static int enable(struct rp_ctx *c)
     ds.pRangeProfilerObject = c->obj;
     ds.pMetricNames = (const char **)brc.cfg.metrics;
     ds.numMetrics = brc.cfg.nmetrics;
-    ds.maxNumOfRanges = brc.cfg.max_ranges;
-    ds.maxNumRangeTreeNodes = (uint32_t)brc.cfg.max_ranges;
+    ds.maxNumOfRanges = image_ranges();
+    ds.maxNumRangeTreeNodes = (uint32_t)image_ranges();
     CALL(cuptiRangeProfilerGetCounterDataSize, &ds);
     c->data_size = ds.counterDataSize;
     c->data = xcalloc(c->data_size, 1);
@@ -244,15 +264,15 @@ static int enable(struct rp_ctx *c)
 /* Device time of each launch from a pair of CUDA events recorded in its stream
  * around it (events add stream commands, not kernel code, so the counters do not
  * see them). Event pairs are reused after every decode, which synchronizes. */
-static void event_record(struct rp_ctx *c, size_t slot, CUstream stream)
+static bool event_record(struct rp_ctx *c, size_t slot, CUstream stream)
 {
     while (c->nev <= slot) {
         xgrow((void **)&c->ev, &c->capev, c->nev + 1, sizeof(*c->ev));
         if (cuEventCreate(&c->ev[c->nev], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-            return;
+            return false;
         c->nev++;
     }
-    cuEventRecord(c->ev[slot], stream);
+    return cuEventRecord(c->ev[slot], stream) == CUDA_SUCCESS;
 }
 
 static void event_times(struct rp_ctx *c)
@@ -260,11 +280,27 @@ static void event_times(struct rp_ctx *c)
     for (size_t i = c->first_open; i < c->nlaunch; i++) {
         size_t k = 2 * (i - c->first_open);
         float ms = 0;
-        c->launches[i].dev_ns = NAN;
-        if (k + 1 < c->nev && cuEventElapsedTime(&ms, c->ev[k], c->ev[k + 1]) == CUDA_SUCCESS)
-            c->launches[i].dev_ns = 1e6 * (double)ms;
+        struct rp_launch *l = &c->launches[i];
+        if (l->ev_begin && l->ev_end && k + 1 < c->nev &&
+            cuEventElapsedTime(&ms, c->ev[k], c->ev[k + 1]) == CUDA_SUCCESS)
+            l->dev_ns = 1e6 * (double)ms;
     }
     c->first_open = c->nlaunch;
+}
+
+/* Event pairs are only needed where no counter gives the device time: passes
+ * without gpu__time_duration.sum (the SASS pass) and range mode "run". Passes
+ * that have it make no extra driver calls per launch. */
+static bool wants_events(void)
+{
+    if (events_wanted < 0) {
+        events_wanted = brc.cfg.range_runs;
+        bool dur = false;
+        for (size_t m = 0; m < brc.cfg.nmetrics; m++)
+            dur |= strcmp(brc.cfg.metrics[m], "gpu__time_duration.sum") == 0;
+        events_wanted |= !dur;
+    }
+    return events_wanted > 0;
 }
 
 static int pop_range(struct rp_ctx *c)
@@ -332,17 +368,17 @@ static int collect(struct rp_ctx *c)
 static struct rp_ctx *find_ctx(CUcontext ctx, bool create)
 {
     for (size_t i = 0; i < nctx; i++)
-        if (ctxs[i].ctx == ctx && (ctxs[i].obj || ctxs[i].failed))
-            return &ctxs[i];
+        if (ctxs[i]->ctx == ctx && (ctxs[i]->obj || ctxs[i]->failed))
+            return ctxs[i];
     if (!create)
         return NULL;
     /* cuptiProfilerInitialize fails (CUPTI_ERROR_UNKNOWN, seen on an H200 with
      * CUDA 13.0) when called from InitializeInjection, inside cuInit: it is
      * called here, at the first launch, once the context exists. */
     brc_rp_init();
+    struct rp_ctx *c = xcalloc(1, sizeof(*c));
     xgrow((void **)&ctxs, &capctx, nctx + 1, sizeof(*ctxs));
-    struct rp_ctx *c = &ctxs[nctx++];
-    memset(c, 0, sizeof(*c));
+    ctxs[nctx++] = c;
     c->ctx = ctx;
     cuptiGetContextId(ctx, &c->ctx_id);
     cuptiGetDeviceId(ctx, &c->device);
@@ -351,87 +387,132 @@ static struct rp_ctx *find_ctx(CUcontext ctx, bool create)
     return c;
 }
 
+/* A launch into a stream that is being captured is recorded into a graph and
+ * runs nothing now: no range, and no event may be recorded into that stream
+ * (it would become a node of the application's graph). */
+static bool stream_capturing(const struct brc_launch *l)
+{
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!l->has_stream)
+        return false;
+    if (cuStreamIsCapturing(l->stream, &st) != CUDA_SUCCESS)
+        return true;   /* e.g. the legacy stream during a global capture: the launch fails */
+    return st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l)
 {
+    tls_open_ctx = NULL;
     if (brc.finished || !ctx)
         return;
-    struct rp_ctx *c = find_ctx(ctx, true);
-    if (c->failed)
-        return;
-    uint32_t name = brc_kstore_intern(l->symbol);
-    bool same_run = brc.cfg.range_runs && c->in_range && name == c->run_name && !l->graph;
-    if (brc.cfg.range_runs && !same_run && pop_range(c) != 0) {
-        c->failed = true;
+    if (stream_capturing(l)) {
+        brc.launches_captured++;
         return;
     }
+    struct rp_ctx *c = find_ctx(ctx, true);
+    if (c->failed) {
+        brc.launches_dropped++;
+        return;
+    }
+    uint32_t name = brc_kstore_intern(l->symbol);
+    bool same_run = brc.cfg.range_runs && c->in_range && name == c->run_name && !l->graph;
+    if (brc.cfg.range_runs && !same_run && pop_range(c) != 0)
+        goto failed;
     /* A graph launch runs an unknown number of kernels: leave it half an image. */
     size_t limit = l->graph ? brc.cfg.max_ranges / 2 : brc.cfg.max_ranges;
     if (!same_run && c->active && c->in_image >= limit) {
-        if (collect(c) != 0 || init_image(c) != 0) {
-            c->failed = true;
-            return;
-        }
+        BRC_PHASE("decoding and re-arming the counter image (cuptiRangeProfilerStop/"
+                  "DecodeData/SetConfig/Start)");
+        if (collect(c) != 0 || init_image(c) != 0)
+            goto failed;
+        BRC_PHASE("launch API entry callback (range profiler, events)");
         if (brc.cfg.verbose)
             fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
     }
+    if (!c->active)
+        goto failed;
     if (brc.cfg.range_runs) {
-        if (!same_run && (!c->active || push_range(c, name) != 0)) {
-            c->failed = true;
-            return;
-        }
+        if (!same_run && push_range(c, name) != 0)
+            goto failed;
         c->run_len[c->nruns - 1]++;
     }
     if (!same_run)
         c->in_image++;
     xgrow((void **)&c->launches, &c->caplaunch, c->nlaunch + 1, sizeof(*c->launches));
     struct rp_launch *r = &c->launches[c->nlaunch++];
+    memset(r, 0, sizeof(*r));
     r->name = name;
     memcpy(r->grid, l->grid, sizeof(r->grid));
     memcpy(r->block, l->block, sizeof(r->block));
     r->shmem = l->shmem;
     r->tid = (uint64_t)syscall(SYS_gettid);
     r->dev_ns = NAN;
-    r->regs = r->local = 0;
-    c->open_has_stream = l->has_stream;
-    c->open_stream = l->stream;
-    if (l->has_stream)
-        event_record(c, 2 * (c->nlaunch - 1 - c->first_open), l->stream);
+    tls_open_ctx = c;
+    tls_open_idx = c->nlaunch - 1;
+    tls_open_stream = l->stream;
+    tls_open_events = l->has_stream && wants_events();
+    if (tls_open_events) {
+        BRC_PHASE("recording the launch's begin event (cuEventRecord)");
+        r->ev_begin = event_record(c, 2 * (tls_open_idx - c->first_open), l->stream);
+    }
     r->t0 = boot_ns();
     r->t1 = r->t0;
+    return;
+failed:
+    /* the context's image is unusable now: this and later launches are dropped */
+    c->failed = true;
+    brc.launches_dropped++;
 }
 
 /* Registers, static shared and local memory of the launch's function: the
- * activity records are off in counter mode, so they come from the driver. */
+ * activity records are off in counter mode, so they come from the driver.
+ * f may be a CUkernel cast to CUfunction (cuLaunchKernel's documentation);
+ * cuFuncGetAttribute then fails and the values stay 0 (seen: nvjet kernels of
+ * cuBLAS 13 on the H200 read 0 registers). */
 void brc_rp_on_function(CUcontext ctx, CUfunction f)
 {
     static CUfunction last;
     static int regs, smem, local;
-    struct rp_ctx *c = brc.finished || !ctx ? NULL : find_ctx(ctx, false);
-    if (!c || c->failed || c->nlaunch == 0)
+    struct rp_ctx *c = tls_open_ctx;
+    if (brc.finished || !ctx || !f || !c || c->failed || c->ctx != ctx || tls_open_idx >= c->nlaunch)
         return;
     if (f != last) {
         regs = smem = local = 0;
-        cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
-        cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
-        cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f);
+        if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) != CUDA_SUCCESS)
+            regs = 0;
+        if (cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS)
+            smem = 0;
+        if (cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) != CUDA_SUCCESS)
+            local = 0;
         last = f;
     }
-    struct rp_launch *r = &c->launches[c->nlaunch - 1];
+    struct rp_launch *r = &c->launches[tls_open_idx];
     r->regs = (uint32_t)regs;
     r->shmem += (uint32_t)smem;
     r->local = (uint32_t)local;
 }
 
-void brc_rp_on_launch_exit(CUcontext ctx)
+void brc_rp_on_launch_exit(CUcontext ctx, bool launch_failed)
 {
-    if (brc.finished || !ctx)
+    struct rp_ctx *c = tls_open_ctx;
+    tls_open_ctx = NULL;
+    if (brc.finished || !ctx || !c || c->failed || tls_open_idx >= c->nlaunch)
         return;
-    struct rp_ctx *c = find_ctx(ctx, false);
-    if (!c || c->failed || c->nlaunch == 0)
+    if (launch_failed) {
+        /* nothing ran, so CUPTI made no range: forget the launch (launch mode;
+         * only while it is still the newest, else ranges and launches would shift) */
+        if (!brc.cfg.range_runs && tls_open_idx == c->nlaunch - 1 && c->in_image > 0) {
+            c->nlaunch--;
+            c->in_image--;
+        }
+        brc.launches_dropped++;
         return;
-    c->launches[c->nlaunch - 1].t1 = boot_ns();
-    if (c->open_has_stream)
-        event_record(c, 2 * (c->nlaunch - 1 - c->first_open) + 1, c->open_stream);
+    }
+    struct rp_launch *r = &c->launches[tls_open_idx];
+    r->t1 = boot_ns();
+    /* the pair's slots belong to the image decoded since, if any */
+    if (tls_open_events && r->ev_begin && tls_open_idx >= c->first_open)
+        r->ev_end = event_record(c, 2 * (tls_open_idx - c->first_open) + 1, tls_open_stream);
 }
 
 static void finish_ctx(struct rp_ctx *c)
@@ -457,15 +538,17 @@ static void finish_ctx(struct rp_ctx *c)
 void brc_rp_on_ctx_destroy(CUcontext ctx)
 {
     for (size_t i = 0; i < nctx; i++)
-        if (ctxs[i].ctx == ctx)
-            finish_ctx(&ctxs[i]);
+        if (ctxs[i]->ctx == ctx)
+            finish_ctx(ctxs[i]);
+    if (tls_open_ctx && !tls_open_ctx->ctx)
+        tls_open_ctx = NULL;
 }
 
 void brc_rp_finish(void)
 {
     for (size_t i = 0; i < nctx; i++)
-        if (ctxs[i].ctx)
-            finish_ctx(&ctxs[i]);
+        if (ctxs[i]->ctx)
+            finish_ctx(ctxs[i]);
 }
 
 static int by_start(const void *a, const void *b)
@@ -554,7 +637,7 @@ int brc_rp_write(void)
     } else {
         fputs(ktw_counter_header, fp);
         for (size_t i = 0; i < nctx; i++)
-            write_ctx(fp, &ctxs[i], brc.k, brc.nk, (size_t)base);
+            write_ctx(fp, ctxs[i], brc.k, brc.nk, (size_t)base);
         if ((ferror(fp) | fclose(fp)) || rename(part, final) != 0) {
             brc_fail("cannot write '%s'", final);
             rc = -1;
