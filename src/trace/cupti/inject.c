@@ -47,6 +47,7 @@
 struct brc_state brc;
 
 static __thread int tls_runtime_launch;   /* inside a runtime launch API call */
+static __thread bool tls_runtime_deferred; /* that call had no context yet: its driver call counts */
 static __thread int tls_in_callback;      /* inside on_api's profiler work (re-entrancy) */
 __thread const char *brc_tls_phase;
 static int sig_pipe[2] = { -1, -1 };
@@ -482,6 +483,21 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
             BRC_PHASE(NULL);
             pthread_mutex_unlock(&brc.lock);
         }
+        return;
+    }
+    if (runtime && cb->callbackSite == CUPTI_API_EXIT && tls_runtime_deferred) {
+        tls_runtime_deferred = false;   /* its driver call's exit did the work */
+        return;
+    }
+    if (runtime && cb->callbackSite == CUPTI_API_ENTER && !cb->context) {
+        /* The thread's first runtime call has no current context yet (the
+         * runtime makes the primary context current inside the call:
+         * cupti_callbacks.h, CUpti_CallbackData.context); PyTorch's autograd
+         * thread starts so. The kernel still runs and makes a range, so the
+         * driver launch inside this call is taken as the launch instead
+         * (on the H200: one range more than launches before, which shifted
+         * the per-launch join). */
+        tls_runtime_deferred = true;
         return;
     }
     if (cb->callbackSite == CUPTI_API_EXIT) {

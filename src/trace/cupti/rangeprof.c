@@ -77,6 +77,7 @@ struct rp_ctx {
     uint32_t ctx_id, device;
     CUpti_RangeProfiler_Object *obj;
     CUpti_Profiler_Host_Object *host;
+    uint8_t *avail;            /* counter availability image, alive as long as host */
     uint8_t *config;
     size_t config_size;
     uint8_t *data;             /* counter data image */
@@ -138,25 +139,56 @@ static uint64_t boot_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The counter availability image of the context's device. "This API may fail,
+ * if any profiling or sampling session is active on the specified context or
+ * its device" (cupti_profiler_target.h): tried a few times, 50 ms apart. */
+static int get_availability(struct rp_ctx *c)
+{
+    CUptiResult r = CUPTI_ERROR_UNKNOWN;
+    for (int attempt = 0; attempt < 5; attempt++) {
+        if (attempt > 0)
+            nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+        CUpti_Profiler_GetCounterAvailability_Params av = {
+            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE };
+        av.ctx = c->ctx;
+        r = cuptiProfilerGetCounterAvailability(&av);
+        if (r != CUPTI_SUCCESS || av.counterAvailabilityImageSize == 0)
+            continue;
+        free(c->avail);
+        c->avail = xcalloc(av.counterAvailabilityImageSize, 1);
+        av.pCounterAvailabilityImage = c->avail;
+        r = cuptiProfilerGetCounterAvailability(&av);
+        if (r == CUPTI_SUCCESS)
+            return 0;
+    }
+    brc_fail("cuptiProfilerGetCounterAvailability: %s (another profiling or sampling session "
+             "on the device?): counters not collected in this context", brc_cupti_str(r));
+    return -1;
+}
+
+/* The availability image stays alive as long as the host object (c->avail,
+ * freed in finish_ctx after cuptiProfilerHostDeinitialize), as the CUPTI
+ * samples do; nothing documents that the host object copies it. Before, it was
+ * freed right after cuptiProfilerHostInitialize (and NULL was passed when the
+ * query failed). Seen on the H200 (notes e2e-run2, crash report of this
+ * library): SIGSEGV at address 0x1f inside libnvperf_host.so, called from
+ * the first launch's callback while the profiler was being set up, in
+ * random passes of PyTorch runs and in every pass of the calibration program
+ * once the heap layout changed: the signature of a use after free. Not yet
+ * confirmed on the GPU with this change (no device time left). */
 static int make_host(struct rp_ctx *c, CUdevice dev)
 {
     CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
     chip.deviceIndex = (size_t)dev;
     CALL(cuptiDeviceGetChipName, &chip);
-    CUpti_Profiler_GetCounterAvailability_Params av = {
-        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE };
-    av.ctx = c->ctx;
-    CALL(cuptiProfilerGetCounterAvailability, &av);
-    uint8_t *img = xcalloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1, 1);
-    av.pCounterAvailabilityImage = img;
-    CUptiResult r = cuptiProfilerGetCounterAvailability(&av);
+    if (!chip.pChipName || get_availability(c) != 0)
+        return -1;
     CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.pChipName;
-    hi.pCounterAvailabilityImage = r == CUPTI_SUCCESS ? img : NULL;
-    r = cuptiProfilerHostInitialize(&hi);
-    free(img);
-    if (r != CUPTI_SUCCESS) {
+    hi.pCounterAvailabilityImage = c->avail;
+    CUptiResult r = cuptiProfilerHostInitialize(&hi);
+    if (r != CUPTI_SUCCESS || !hi.pHostObject) {
         brc_fail("cuptiProfilerHostInitialize(%s): %s", chip.pChipName, brc_cupti_str(r));
         return -1;
     }
@@ -532,6 +564,8 @@ static void finish_ctx(struct rp_ctx *c)
         cuptiProfilerHostDeinitialize(&hd);
         c->host = NULL;
     }
+    free(c->avail);
+    c->avail = NULL;
     c->ctx = NULL;   /* the handle may be reused by a new context */
 }
 
