@@ -170,12 +170,14 @@ static int get_availability(struct rp_ctx *c)
  * freed in finish_ctx after cuptiProfilerHostDeinitialize), as the CUPTI
  * samples do; nothing documents that the host object copies it. Before, it was
  * freed right after cuptiProfilerHostInitialize (and NULL was passed when the
- * query failed). Seen on the H200 (notes e2e-run2, crash report of this
- * library): SIGSEGV at address 0x1f inside libnvperf_host.so, called from
- * the first launch's callback while the profiler was being set up, in
- * random passes of PyTorch runs and in every pass of the calibration program
- * once the heap layout changed: the signature of a use after free. Not yet
- * confirmed on the GPU with this change (no device time left). */
+ * query failed); the config image allocated next could reuse its memory. Seen
+ * on the H200 (notes/e2e-run2, this library's crash report): SIGSEGV at
+ * address 0x1f inside libnvperf_host.so under cuptiProfilerHostGetNumOfPasses
+ * (return address libcupti.so.13+0xe1632 = GetNumOfPasses+0x62 in CUPTI
+ * 13.0's build, checked with objdump), in the first launch's callback, in
+ * some passes of the PyTorch runs (which ones varied between runs) and in all
+ * six calibration passes once the heap layout changed: a use after free.
+ * Not yet confirmed on the GPU with this change (no device time left). */
 static int make_host(struct rp_ctx *c, CUdevice dev)
 {
     CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
