@@ -530,8 +530,8 @@ void brc_rp_on_launch_exit(CUcontext ctx, bool launch_failed)
 {
     struct rp_ctx *c = tls_open_ctx;
     tls_open_ctx = NULL;
-    if (brc.finished || !ctx || !c || c->failed || tls_open_idx >= c->nlaunch)
-        return;
+    if (brc.finished || !ctx || !c || !c->ctx || c->failed || tls_open_idx >= c->nlaunch)
+        return;   /* !c->ctx: its context was destroyed and collected meanwhile */
     if (launch_failed) {
         /* nothing ran, so CUPTI made no range: forget the launch (launch mode;
          * only while it is still the newest, else ranges and launches would shift) */
