@@ -52,6 +52,8 @@ struct brc_launch {
     uint32_t shmem;        /* dynamic shared memory per block, bytes */
     bool has_stream;       /* stream known (the launch calls with dims below) */
     CUstream stream;
+    bool late;             /* seen only at the API's exit: already submitted (no events,
+                              no decode before it) */
 };
 
 /* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */

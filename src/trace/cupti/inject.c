@@ -48,6 +48,7 @@ struct brc_state brc;
 
 static __thread int tls_runtime_launch;   /* inside a runtime launch API call */
 static __thread bool tls_runtime_deferred; /* that call had no context yet: its driver call counts */
+static __thread bool tls_deferred_taken;   /* ... and a driver launch callback recorded it */
 static __thread int tls_in_callback;      /* inside on_api's profiler work (re-entrancy) */
 __thread const char *brc_tls_phase;
 static int sig_pipe[2] = { -1, -1 };
@@ -469,6 +470,24 @@ static bool launch_failed(bool runtime, const CUpti_CallbackData *cb)
                    : *(const CUresult *)cb->functionReturnValue != CUDA_SUCCESS;
 }
 
+/* A runtime launch that had no context at its entry and whose driver call
+ * made no launch callback (cudart's own driver calls may not: counter rows of
+ * runtime launches never got the function's registers from one): recorded at
+ * its exit, when the context is current. The kernel is already submitted, so
+ * it gets no events and no decode may come before it. */
+static void take_late_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                             const CUpti_CallbackData *cb)
+{
+    struct brc_launch l = { cb->symbolName, false, { 0 }, { 0 }, 0, false, NULL, true };
+    launch_dims(dom, id, cb->functionParams, &l);
+    pthread_mutex_lock(&brc.lock);
+    BRC_PHASE("launch API exit callback (launch without a context at its entry)");
+    brc_rp_on_launch(cb->context, &l);
+    brc_rp_on_launch_exit(cb->context, false);
+    BRC_PHASE(NULL);
+    pthread_mutex_unlock(&brc.lock);
+}
+
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -486,7 +505,10 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
         return;
     }
     if (runtime && cb->callbackSite == CUPTI_API_EXIT && tls_runtime_deferred) {
-        tls_runtime_deferred = false;   /* its driver call's exit did the work */
+        tls_runtime_deferred = false;
+        if (!tls_deferred_taken && cb->context && !launch_failed(runtime, cb))
+            take_late_launch(dom, id, cb);   /* no driver callback came: record it now */
+        tls_deferred_taken = false;
         return;
     }
     if (runtime && cb->callbackSite == CUPTI_API_ENTER && !cb->context) {
@@ -498,6 +520,7 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
          * (on the H200: one range more than launches before, which shifted
          * the per-launch join). */
         tls_runtime_deferred = true;
+        tls_deferred_taken = false;
         return;
     }
     if (cb->callbackSite == CUPTI_API_EXIT) {
@@ -518,6 +541,8 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     struct brc_launch l = { graph ? "<graph launch>" : cb->symbolName, graph, { 0 }, { 0 }, 0,
                             false, NULL };
     launch_dims(dom, id, cb->functionParams, &l);
+    if (tls_runtime_deferred)
+        tls_deferred_taken = true;
     pthread_mutex_lock(&brc.lock);
     BRC_PHASE("launch API entry callback (range profiler, events)");
     brc_rp_on_launch(cb->context, &l);

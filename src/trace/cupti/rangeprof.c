@@ -454,7 +454,7 @@ void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l)
         goto failed;
     /* A graph launch runs an unknown number of kernels: leave it half an image. */
     size_t limit = l->graph ? brc.cfg.max_ranges / 2 : brc.cfg.max_ranges;
-    if (!same_run && c->active && c->in_image >= limit) {
+    if (!same_run && c->active && c->in_image >= limit && !l->late) {
         BRC_PHASE("decoding and re-arming the counter image (cuptiRangeProfilerStop/"
                   "DecodeData/SetConfig/Start)");
         if (collect(c) != 0 || init_image(c) != 0)
@@ -484,7 +484,7 @@ void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l)
     tls_open_ctx = c;
     tls_open_idx = c->nlaunch - 1;
     tls_open_stream = l->stream;
-    tls_open_events = l->has_stream && wants_events();
+    tls_open_events = l->has_stream && wants_events() && !l->late;
     if (tls_open_events) {
         BRC_PHASE("recording the launch's begin event (cuEventRecord)");
         r->ev_begin = event_record(c, 2 * (tls_open_idx - c->first_open), l->stream);
