@@ -169,8 +169,8 @@ void br_power_summary_print(json_t *o)
     if (json_is_integer(r))
         printf("%lld ns", (long long)json_integer_value(r));
     if (json_is_real(s))
-        printf("; first sample +%.3f s", json_real_value(s));
+        printf("; first sample %+.3f s", json_real_value(s));
     if (json_is_real(k))
-        printf("; first kernel +%.3f s", json_real_value(k));
+        printf("; first kernel %+.3f s", json_real_value(k));
     printf("\n");
 }

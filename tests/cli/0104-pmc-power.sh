@@ -85,7 +85,7 @@ done
 ls "$run"/ktrace_fake/fake_kernel_trace.csv >/dev/null 2>&1 && pass "kernel trace in ktrace_fake/" || fail "no ktrace"
 expect_grep '^  samples +[1-9][0-9]* in 1 telemetry file' "$T/out" "samples in summary"
 expect_grep '^  kernels traced +4 in 1 trace file' "$T/out" "kernels traced"
-expect_grep '^  alignment +clock_ref boottime [0-9]+ ns; first sample \+[0-9.]+ s; first kernel \+[0-9.]+ s' \
+expect_grep '^  alignment +clock_ref boottime [0-9]+ ns; first sample [+-][0-9.]+ s; first kernel \+[0-9.]+ s' \
     "$T/out" "alignment evidence"
 python3 -c "
 import json; d = json.load(open('$run/run.json'))['power_summary']
