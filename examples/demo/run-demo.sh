@@ -40,6 +40,19 @@ demo_vectors() {
     grep -E '^  "[a-z_]+": \[' "$VECTORS_JSON" | cut -c1-110
 }
 
+demo_real_vectors() {
+    # Real data: the power run of a PyTorch training step recorded on an H200
+    # (examples/h200-transformer/README.md), binned like any other run.
+    local src ex=$BENCHRUN_DEMO_RESULTS/h200-transformer
+    src=$(ls -d "$here"/../h200-transformer/prof-* | head -n 1)
+    rm -rf "$ex"
+    mkdir -p "$ex"
+    cp -r "$src/." "$ex/"
+    step "benchrun vectors $ex   (real power run: H200, PyTorch transformer step)"
+    "$benchrun" vectors "$ex" --label "H200 transformer training step"
+    REAL_VECTORS_JSON=$ex/sampling_vectors.json
+}
+
 demo_power() {
     step "benchrun power $conf   (synthetic telemetry: SAMPLE_BACKEND=sim, no GPU here)"
     "$benchrun" power "$conf"
@@ -71,12 +84,14 @@ main() {
     demo_plain
     demo_power
     demo_vectors
+    demo_real_vectors
     demo_analyze
     step "done"
     echo "Results: $BENCHRUN_DEMO_RESULTS"
     echo "Plain run: $PLAIN_DIR  (app.txt, run_info.txt, run.json, workload.conf)"
     echo "Power run: $POWER_DIR  (profiling_result_demo_0.csv: sim backend, clock_ref.txt, run.json)"
-    echo "Vectors:   $VECTORS_JSON"
+    echo "Vectors:   $VECTORS_JSON  (generated example)"
+    echo "           $REAL_VECTORS_JSON  (real H200 power run)"
     echo "Analysis:  $ANALYSIS_REPORT  (generated example counter run)"
 }
 
