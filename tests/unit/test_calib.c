@@ -16,25 +16,19 @@
 #include <unistd.h>
 
 #include "calib/calib.h"
+#include "msgcap.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-static struct strbuf g_msgs;
 static char g_dir[] = "/tmp/test_calib.XXXXXX";
 
-static void sink(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx;
-    sb_addf(&g_msgs, "%s%s\n", is_warning ? "warning: " : "", msg);
-}
 
 static int setup(void **state)
 {
     (void)state;
-    sb_init(&g_msgs);
-    br_error_set_sink(sink, NULL);
+    msgcap_start();
     return mkdtemp(g_dir) ? 0 : -1;
 }
 
@@ -44,7 +38,7 @@ static int teardown(void **state)
     char *cmd = xasprintf("rm -rf '%s'", g_dir);
     int rc = system(cmd);
     free(cmd);
-    sb_release(&g_msgs);
+    msgcap_stop();
     return rc == 0 ? 0 : -1;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msgcap.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -23,27 +24,19 @@
 #include "vectors/jsonw.h"
 #include "vectors/vectors.h"
 
-static struct strbuf g_msgs;
 
-static void sink(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx;
-    sb_addf(&g_msgs, "%s%s\n", is_warning ? "warning: " : "", msg);
-}
 
 static int setup(void **state)
 {
     (void)state;
-    sb_init(&g_msgs);
-    br_error_set_sink(sink, NULL);
+    msgcap_start();
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    br_error_set_sink(NULL, NULL);
-    sb_release(&g_msgs);
+    msgcap_stop();
     return 0;
 }
 
