@@ -339,7 +339,7 @@ static int load_label(struct ld *l, struct arch_metric *am, json_t *m, const cha
     return 0;
 }
 
-static char *subst(const char *s, const char *pass)
+char *arch_subst_pass(const char *s, const char *pass)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -363,7 +363,7 @@ static int load_metric(struct ld *l, json_t *m, const char *path, const char *pa
     ap->metrics = xrealloc(ap->metrics, (size_t)(ap->nmetrics + 1) * sizeof(*ap->metrics));
     struct arch_metric *am = &ap->metrics[ap->nmetrics++];
     memset(am, 0, sizeof(*am));
-    am->name = pass ? subst(name, pass) : xstrdup(name);
+    am->name = pass ? arch_subst_pass(name, pass) : xstrdup(name);
     am->unit = xstrdup(str_at(m, "unit") ? str_at(m, "unit") : "");
     am->desc = xstrdup(str_at(m, "description") ? str_at(m, "description") : "");
     am->hidden = json_is_true(json_object_get(m, "hidden"));
@@ -383,7 +383,7 @@ static int load_metric(struct ld *l, json_t *m, const char *path, const char *pa
         snprintf(p, sizeof(p), "%s.expr", path);
         if (!e)
             return lerr(l, p, "expected an expression string");
-        char *src = pass ? subst(e, pass) : xstrdup(e);
+        char *src = pass ? arch_subst_pass(e, pass) : xstrdup(e);
         am->expr = parse_expr(l, p, src);
         free(src);
         rc = am->expr ? 0 : -1;

@@ -100,6 +100,10 @@ char *arch_path_for(const char *arch);
  * sm_<compute capability> (stage/gpu.c); sm_90 (H100/H200) -> "gh100". Other
  * names are returned unchanged. Static or arch itself. */
 const char *arch_profile_name(const char *arch);
+
+/* A copy of s with every "{pass}" replaced by pass (per-pass metric
+ * templates, e.g. clock_MHz_{pass}). */
+char *arch_subst_pass(const char *s, const char *pass);
 void arch_free(struct arch_profile *ap);
 
 /* Constant lookup: index or -1. */

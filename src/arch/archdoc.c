@@ -262,26 +262,11 @@ static void formula(json_t *m, struct strbuf *f, struct strv *srcs)
     sb_addc(f, ')');
 }
 
-static char *subst_pass(const char *s, const char *pass)
-{
-    struct strbuf sb;
-    sb_init(&sb);
-    for (const char *p = s; *p;) {
-        if (!strncmp(p, "{pass}", 6)) {
-            sb_adds(&sb, pass);
-            p += 6;
-        } else {
-            sb_addc(&sb, *p++);
-        }
-    }
-    return sb_detach(&sb);
-}
-
 static int metric_deps(struct doc *d, json_t *m, struct strv *srcs, struct mdeps *out)
 {
     bool per_pass = json_is_true(json_object_get(m, "per_pass"));
     for (size_t i = 0; i < srcs->n; i++) {
-        char *src = per_pass ? subst_pass(srcs->v[i], d->ap->passes[0].name) : xstrdup(srcs->v[i]);
+        char *src = per_pass ? arch_subst_pass(srcs->v[i], d->ap->passes[0].name) : xstrdup(srcs->v[i]);
         int rc = expr_deps(d, src, out);
         free(src);
         if (rc < 0)
