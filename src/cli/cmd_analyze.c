@@ -313,8 +313,8 @@ static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char *
         size_t n = 0;
         while (tel[n])
             n++;
-        if (mx_sampled_clock(tel, n, pw->busy_iv, pw->nbusy_iv, &wi->sampled_mhz,
-                             &wi->clock_samples) < 0)
+        if (mx_sampled_clock_nodes(tel, n, pw, wi->power_path, &wi->sampled_mhz,
+                                   &wi->clock_samples) < 0)
             return -1;
     } else if (tel[0]) {
         br_warn("--telemetry without a power-run kernel trace: the in-kernel samples cannot be "

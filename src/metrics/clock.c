@@ -3,10 +3,15 @@
  * intervals being the merged kernel intervals of the power-run trace
  * (rp_power.busy_iv). Not the whole-file mean: startup (~138 MHz) and the
  * profiler's output write would dominate it. Samples of every telemetry file
- * are pooled; timestamps and intervals share the CLOCK_BOOTTIME ns domain. */
+ * are pooled; timestamps and intervals share the CLOCK_BOOTTIME ns domain.
+ * That domain is per node (time since the node booted): in a multi-node run
+ * (mx_sampled_clock_nodes) a node's samples are matched only against the
+ * intervals of its own traces, ktrace_<tag>/<node>/ (read/nodepath.h). */
 #include "metrics/metrics.h"
 
+#include "read/nodepath.h"
 #include "read/telemetry.h"
+#include "util/error.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -87,5 +92,69 @@ int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, s
         rc = one_file(telemetry[i], w, m, &sum, n);
     free(w);
     *mhz = *n ? sum / (double)*n : NAN;
+    return rc;
+}
+
+/* Copies the merged intervals of the trace files under a folder named node
+ * into out (room for pw->nbusy_iv pairs); returns the pair count. */
+static size_t node_intervals(const struct rp_power *pw, const char *root, const char *node,
+                             int64_t *out)
+{
+    size_t m = 0;
+    for (uint32_t k = 0; k < pw->ngpus; k++) {
+        const struct rp_gpu_busy *g = &pw->gpu[k];
+        if (!rp_path_in_node(root, pw->files[g->file], node))
+            continue;
+        memcpy(out + 2 * m, pw->busy_iv + 2 * g->iv_first, 2 * g->iv_n * sizeof(int64_t));
+        m += g->iv_n;
+    }
+    return m;
+}
+
+/* True when some telemetry file's node owns a trace folder. */
+static bool traces_by_node(const struct rp_power *pw, const char *root, char **nodes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; nodes[i] && k < pw->ngpus; k++)
+            if (rp_path_in_node(root, pw->files[pw->gpu[k].file], nodes[i]))
+                return true;
+    return false;
+}
+
+/* One file against its node's intervals (all of them when it has no node). */
+static int node_file(const char *path, const char *node, const struct rp_power *pw,
+                     const char *root, int64_t *w, double *sum, uint64_t *n)
+{
+    size_t m = node ? node_intervals(pw, root, node, w) : pw->nbusy_iv;
+    if (!node && m)
+        memcpy(w, pw->busy_iv, 2 * m * sizeof(int64_t));
+    if (node && m == 0)
+        br_warn("%s: no kernel trace under a '%s/' folder: none of its samples is used for "
+                "the sampled clock (CLOCK_BOOTTIME is per node)", path, node);
+    m = merge(w, m);
+    return one_file(path, w, m, sum, n);
+}
+
+int mx_sampled_clock_nodes(char *const *telemetry, size_t nfiles, const struct rp_power *pw,
+                           const char *root, double *mhz, uint64_t *n)
+{
+    char **nodes = xcalloc(nfiles + 1, sizeof(*nodes));
+    for (size_t i = 0; i < nfiles; i++)
+        nodes[i] = rp_telem_node(telemetry[i]);
+    int rc = 0;
+    if (!traces_by_node(pw, root, nodes, nfiles)) {
+        rc = mx_sampled_clock(telemetry, nfiles, pw->busy_iv, pw->nbusy_iv, mhz, n);
+    } else {
+        int64_t *w = xmalloc(2 * pw->nbusy_iv * sizeof(int64_t) + 1);
+        double sum = 0;
+        *n = 0;
+        for (size_t i = 0; i < nfiles && rc == 0; i++)
+            rc = node_file(telemetry[i], nodes[i], pw, root, w, &sum, n);
+        free(w);
+        *mhz = *n ? sum / (double)*n : NAN;
+    }
+    for (size_t i = 0; i < nfiles; i++)
+        free(nodes[i]);
+    free(nodes);
     return rc;
 }

@@ -104,5 +104,13 @@ void mx_unique_names(char **names, size_t n);
  * 0 (NaN when none inside), -1 on a read error (printed). */
 int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, size_t niv,
                      double *mhz, uint64_t *n);
+/* The same per node (CLOCK_BOOTTIME is per node): a telemetry file with a
+ * metadata node=<node> is matched only against the intervals of the trace
+ * files under a folder <node>/ below root (ktrace_<tag>/<node>/); a node with
+ * no such folder contributes no sample (warning). When no trace lies in a
+ * telemetry node's folder (single-node runs), this is mx_sampled_clock over
+ * all of pw's intervals. */
+int mx_sampled_clock_nodes(char *const *telemetry, size_t nfiles, const struct rp_power *pw,
+                           const char *root, double *mhz, uint64_t *n);
 
 #endif

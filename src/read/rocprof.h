@@ -129,6 +129,8 @@ struct rp_gpu_busy {
     int64_t first_start, last_end;
     double busy_ns;             /* |union of kernel intervals| */
     uint64_t dispatches;
+    size_t iv_first, iv_n;      /* its merged intervals: rp_power.busy_iv pairs
+                                 * [iv_first, iv_first + iv_n) */
 };
 
 struct rp_power {

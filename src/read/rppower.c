@@ -41,6 +41,7 @@ static void add_busy(struct rp_power *pw, int64_t s, int64_t e)
 static void union_busy(struct ivals *iv, struct rp_gpu_busy *g, struct rp_power *pw)
 {
     qsort(iv->se, iv->n, 2 * sizeof(int64_t), cmp_iv);
+    g->iv_first = pw->nbusy_iv;
     double busy = 0;
     int64_t cs = iv->se[0], ce = iv->se[1], last = iv->se[1];
     for (size_t i = 1; i < iv->n; i++) {
@@ -58,6 +59,7 @@ static void union_busy(struct ivals *iv, struct rp_gpu_busy *g, struct rp_power 
     }
     busy += (double)(ce - cs);
     add_busy(pw, cs, ce);
+    g->iv_n = pw->nbusy_iv - g->iv_first;
     g->agent = iv->agent;
     g->first_start = iv->se[0];
     g->last_end = last;

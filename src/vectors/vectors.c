@@ -1,7 +1,8 @@
 /* vectors.c - binning of a power run's telemetry into vectors (METRICS.md §9).
  *
  * Owns vec_compute(): one streaming pass over each telemetry file (no sample
- * is stored), the kernel-window trim, per-GPU histograms, pooling, and the
+ * is stored), the kernel-window trim (per node when the run has node trace
+ * folders), per-GPU histograms, pooling (all GPUs; each node's), and the
  * achieved-interval statistics (a 1 µs histogram of the gaps between
  * consecutive samples of each file; max and mean exact). Binning arithmetic
  * is in binning.c, the folder discovery in vectors_run.c, the JSON in
@@ -100,13 +101,28 @@ static void bin_sample(const struct vec_result *r, struct vec_hist *h, const dou
     }
 }
 
+/* The window g's samples are trimmed with: its node's when the run has one
+ * window per node (none when that node has no trace), else the run's. */
+static bool gpu_window(const struct vec_result *r, const struct vec_gpu *g, int64_t *start,
+                       int64_t *end)
+{
+    if (r->window_per_node && g->node_ix >= 0) {
+        const struct vec_node *nd = &r->nodes[g->node_ix];
+        *start = nd->start, *end = nd->end;
+        return r->win.trimmed && nd->have_trace;
+    }
+    *start = r->win.start, *end = r->win.end;
+    return r->win.trimmed;
+}
+
 /* Streams one telemetry file into g's counts and the gap histogram. */
 static int scan_file(struct vec_result *r, struct vec_gpu *g, struct gap_hist *gaps)
 {
     struct br_telem *t = br_telem_open(g->path);
     if (!t)
         return -1;
-    const struct vec_window *w = &r->win;
+    int64_t ws, we;
+    bool trim = gpu_window(r, g, &ws, &we);
     struct br_telem_row row;
     int rc;
     bool back_warned = false;
@@ -122,9 +138,9 @@ static int scan_file(struct vec_result *r, struct vec_gpu *g, struct gap_hist *g
             g->first_ts = ts;
         }
         g->last_ts = ts;
-        if (w->trimmed && ts < w->start)
+        if (trim && ts < ws)
             g->before++;
-        else if (w->trimmed && ts > w->end)
+        else if (trim && ts > we)
             g->after++;
         else
             g->used++, bin_sample(r, g->h, row.v);
@@ -199,21 +215,42 @@ static int scan_all(struct vec_result *r, struct gap_hist *gaps)
     return rc;
 }
 
+static void hist_add(const struct vec_result *r, struct vec_hist *into,
+                     const struct vec_hist *from)
+{
+    for (int s = 0; s < VEC_NSPECS; s++) {
+        for (size_t k = 0; k + 1 < r->nedges[s]; k++)
+            into[s].count[k] += from[s].count[k];
+        into[s].population += from[s].population;
+        into[s].above += from[s].above;
+        into[s].finite += from[s].finite;
+    }
+}
+
+/* Adds g's counts and sample span to its node's. */
+static void pool_node(struct vec_result *r, const struct vec_gpu *g)
+{
+    struct vec_node *nd = &r->nodes[g->node_ix];
+    hist_add(r, nd->h, g->h);
+    nd->rows += g->rows, nd->used += g->used;
+    nd->before += g->before, nd->after += g->after;
+    if (!g->rows)
+        return;
+    if (nd->first_ts == INT64_MIN || g->first_ts < nd->first_ts)
+        nd->first_ts = g->first_ts;
+    if (nd->last_ts == INT64_MIN || g->last_ts > nd->last_ts)
+        nd->last_ts = g->last_ts;
+}
+
 static void pool(struct vec_result *r)
 {
     for (size_t i = 0; i < r->ngpus; i++) {
         const struct vec_gpu *g = &r->gpus[i];
         r->rows += g->rows;
         r->used += g->used;
-        for (int s = 0; s < VEC_NSPECS; s++) {
-            struct vec_hist *p = &r->pooled[s];
-            const struct vec_hist *h = &g->h[s];
-            for (size_t k = 0; k + 1 < r->nedges[s]; k++)
-                p->count[k] += h->count[k];
-            p->population += h->population;
-            p->above += h->above;
-            p->finite += h->finite;
-        }
+        hist_add(r, r->pooled, g->h);
+        if (g->node_ix >= 0)
+            pool_node(r, g);
     }
 }
 
@@ -271,10 +308,16 @@ static int check_alignment(const struct vec_opts *o, struct vec_result *r)
     }
     for (size_t i = 0; w->have_trace && i < r->ngpus; i++) {
         const struct vec_gpu *g = &r->gpus[i];
-        if (g->rows && (g->first_ts > w->start || g->last_ts < w->end))
+        int64_t ws, we;
+        bool per_node = r->window_per_node && g->node_ix >= 0;
+        gpu_window(r, g, &ws, &we);
+        if (per_node && !r->nodes[g->node_ix].have_trace)
+            continue;
+        if (g->rows && (g->first_ts > ws || g->last_ts < we))
             vec_warn(r, "%s: samples [%lld, %lld] ns do not cover the kernel window "
-                     "[%lld, %lld] ns", g->file, (long long)g->first_ts, (long long)g->last_ts,
-                     (long long)w->start, (long long)w->end);
+                     "[%lld, %lld] ns%s%s", g->file, (long long)g->first_ts,
+                     (long long)g->last_ts, (long long)ws, (long long)we,
+                     per_node ? " of node " : "", per_node ? g->node : "");
     }
     (void)o;
     return 0;
@@ -348,6 +391,9 @@ void vec_result_release(struct vec_result *r)
         json_decref(g->meta);
     }
     free(r->gpus);
+    for (size_t i = 0; i < r->nnodes; i++)
+        free(r->nodes[i].name);
+    free(r->nodes);
     for (uint32_t i = 0; i < r->win.ntrace_files; i++)
         free(r->win.trace_files[i]);
     free(r->win.trace_files);

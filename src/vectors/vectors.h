@@ -3,10 +3,13 @@
  *
  * A power run folder (prof-<jobid>/) holds one telemetry CSV per GPU,
  * profiling_result_<tag>_<gpu>.csv (multi-node: <tag>_<node>_<gpu>), and the
- * kernel trace under ktrace_<tag>/. vec_compute() streams every telemetry file
- * once (memory does not grow with the number of samples), keeps the samples
- * inside the kernel window [first kernel start, last kernel end] over all
- * trace files (unless no_trim), bins them per GPU, and pools all GPUs.
+ * kernel trace under ktrace_<tag>/ (multi-node: ktrace_<tag>/<node>/).
+ * vec_compute() streams every telemetry file once (memory does not grow with
+ * the number of samples), keeps the samples inside the kernel window [first
+ * kernel start, last kernel end] over all trace files (unless no_trim), bins
+ * them per GPU, pools all GPUs and, multi-node, each node's GPUs.
+ * CLOCK_BOOTTIME is per node: when the traces lie in node folders, each
+ * node's samples are trimmed with the window of that node's traces only.
  * vec_write_json() writes the result atomically.
  *
  * Units: timestamps in ns (CLOCK_BOOTTIME, the domain of both the sampler and
@@ -46,6 +49,7 @@ struct vec_gpu {
     char *path;                /* as found */
     char *file;                /* base name */
     char *node;                /* multi-node name, else NULL */
+    int node_ix;               /* index into vec_result.nodes; -1 without a node */
     int gpu;                   /* GPU index from the metadata or file name */
     char *suffix;              /* "gpu0" or "<node>_gpu0": key suffix */
     json_t *meta;              /* metadata line as an object of strings */
@@ -74,6 +78,19 @@ struct vec_window {
     char *note;                /* why not trimmed, when not */
 };
 
+/* One node of a multi-node run: its own kernel window (CLOCK_BOOTTIME is
+ * per node) and its GPUs pooled. */
+struct vec_node {
+    char *name;
+    bool have_trace;           /* trace files under a <name>/ folder with dispatches */
+    int64_t start, end;        /* ns; its kernel window when have_trace */
+    uint32_t ntrace_files;
+    uint64_t dispatches;
+    uint64_t rows, used, before, after;
+    int64_t first_ts, last_ts; /* over its GPUs (INT64_MIN: no sample) */
+    struct vec_hist h[VEC_NSPECS];
+};
+
 struct vec_result {
     char *prof_dir;            /* absolute */
     char *label;
@@ -87,6 +104,9 @@ struct vec_result {
     json_t *clock_ref_nodes;   /* clock_ref_<node>.txt fields by file (multi-node); NULL none */
     json_t *sampler_reports;   /* sampler_<prefix>.json files by name; NULL none */
     struct vec_window win;
+    size_t nnodes;
+    struct vec_node *nodes;    /* by name; none on a single-node run */
+    bool window_per_node;      /* traces in node folders: one window per node */
     struct vec_interval ival;
     size_t ngpus;
     struct vec_gpu *gpus;      /* sorted by node, then gpu */

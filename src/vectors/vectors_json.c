@@ -1,9 +1,11 @@
 /* vectors_json.c - sampling_vectors.json: a "description" header, then one key
- * per vector (pooled; with --per-gpu also <name>_gpu<N> or <name>_<node>_gpu<N>).
+ * per vector (pooled; with --per-gpu also <name>_gpu<N>, or on a multi-node run
+ * <name>_<node> (the node's GPUs pooled) and <name>_<node>_gpu<N>).
  *
  * Layout (README.md "benchrun vectors" shows an example):
  *   description: label, gpu, gpus_sampled[], run, run_info, telemetry_files[],
- *     sampling{requested/achieved interval}, window{dropped before/after},
+ *     sampling{requested/achieved interval}, window{dropped before/after,
+ *     nodes[]: per-node window and alignment},
  *     clock_alignment, vector_creation, bins{<key>: edges, unit, population,
  *     above last edge}, skipped_vectors[], samples_total, samples_used, warnings
  *   <vector key>: [fraction, ...]  (round(count_i / population, 4))
@@ -126,6 +128,39 @@ static void write_sampling(struct jsonw *w, const struct vec_result *r)
     jw_obj_end(w);
 }
 
+static void jw_kint_or_null(struct jsonw *w, const char *key, bool ok, int64_t v)
+{
+    jw_key(w, key);
+    ok ? jw_int(w, v) : jw_null(w);
+}
+
+/* One node's window and the alignment of its samples to it (its own clock). */
+static void write_node_window(struct jsonw *w, const struct vec_result *r,
+                              const struct vec_node *nd)
+{
+    bool tr = r->window_per_node && nd->have_trace, s = nd->rows > 0;
+    jw_obj_begin(w);
+    jw_kstr(w, "node", nd->name);
+    jw_kbool(w, "trimmed", tr && r->win.trimmed);
+    jw_kint(w, "trace_files", nd->ntrace_files);
+    jw_kint(w, "dispatches", (int64_t)nd->dispatches);
+    jw_kint_or_null(w, "start_ns", tr, nd->start);
+    jw_kint_or_null(w, "end_ns", tr, nd->end);
+    jw_kint_or_null(w, "first_sample_ns", s, nd->first_ts);
+    jw_kint_or_null(w, "last_sample_ns", s, nd->last_ts);
+    jw_knum(w, "first_kernel_after_first_sample_ms",
+            tr && s ? ns_to_ms(nd->start - nd->first_ts) : NAN);
+    jw_knum(w, "last_sample_after_last_kernel_ms",
+            tr && s ? ns_to_ms(nd->last_ts - nd->end) : NAN);
+    jw_key(w, "samples_cover_window");
+    tr && s ? jw_bool(w, nd->first_ts <= nd->start && nd->last_ts >= nd->end) : jw_null(w);
+    jw_kint(w, "samples", (int64_t)nd->rows);
+    jw_kint(w, "samples_used", (int64_t)nd->used);
+    jw_kint(w, "samples_dropped_before", (int64_t)nd->before);
+    jw_kint(w, "samples_dropped_after", (int64_t)nd->after);
+    jw_obj_end(w);
+}
+
 static void write_window(struct jsonw *w, const struct vec_result *r)
 {
     const struct vec_window *win = &r->win;
@@ -135,8 +170,13 @@ static void write_window(struct jsonw *w, const struct vec_result *r)
     jw_key(w, "window");
     jw_obj_begin(w);
     jw_kbool(w, "trimmed", win->trimmed);
-    jw_kstr(w, "rule", "samples with first kernel start <= timestamp_ns <= last kernel end, "
-                       "over all kernel trace files of the run");
+    jw_kstr(w, "rule", r->window_per_node
+            ? "per node (CLOCK_BOOTTIME is per node): samples of node N with first kernel "
+              "start <= timestamp_ns <= last kernel end over the kernel trace files under "
+              "N/ (ktrace_<tag>/N/); start_ns/end_ns below span all nodes and are not a "
+              "common time"
+            : "samples with first kernel start <= timestamp_ns <= last kernel end, "
+              "over all kernel trace files of the run");
     jw_key(w, "start_ns");
     win->have_trace ? jw_int(w, win->start) : jw_null(w);
     jw_key(w, "end_ns");
@@ -151,6 +191,12 @@ static void write_window(struct jsonw *w, const struct vec_result *r)
     jw_kint(w, "samples_dropped_before", (int64_t)before);
     jw_kint(w, "samples_dropped_after", (int64_t)after);
     jw_kstr(w, "note", win->note);
+    jw_kbool(w, "per_node", r->window_per_node);
+    jw_key(w, "nodes");
+    jw_arr_begin(w);
+    for (size_t n = 0; n < r->nnodes; n++)
+        write_node_window(w, r, &r->nodes[n]);
+    jw_arr_end(w);
     jw_obj_end(w);
 }
 
@@ -197,6 +243,8 @@ static void write_creation(struct jsonw *w, const struct vec_opts *o, const stru
     jw_kstr(w, "tdp_source", r->tdp_source);
     jw_kstr(w, "pooling", r->ngpus > 1 ? "samples of all GPUs pooled into one population"
                                        : "one GPU");
+    jw_kstr(w, "per_node_pooling", r->nnodes ? "with per_gpu: <vector>_<node> pools the "
+                                               "samples of that node's GPUs" : NULL);
     jw_kbool(w, "per_gpu", o->per_gpu);
     jw_kstr(w, "tool", "benchrun " BR_VERSION_STRING);
     jw_obj_end(w);
@@ -240,6 +288,12 @@ static void for_each_key(struct jsonw *w, const struct vec_opts *o, const struct
 {
     for (int s = 0; s < VEC_NSPECS; s++)
         fn(w, vec_specs[s].name, s, r, &r->pooled[s], r->used, true);
+    for (size_t n = 0; o->per_gpu && n < r->nnodes; n++)
+        for (int s = 0; s < VEC_NSPECS; s++) {
+            char *key = xasprintf("%s_%s", vec_specs[s].name, r->nodes[n].name);
+            fn(w, key, s, r, &r->nodes[n].h[s], r->nodes[n].used, false);
+            free(key);
+        }
     for (size_t g = 0; o->per_gpu && g < r->ngpus; g++)
         for (int s = 0; s < VEC_NSPECS; s++) {
             char *key = xasprintf("%s_%s", vec_specs[s].name, r->gpus[g].suffix);

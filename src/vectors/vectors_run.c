@@ -10,10 +10,16 @@
  * "_<digits>" of the name; a node name comes from the metadata key "node"
  * (the sampler writes node=none on one node), else from what remains after
  * the common prefix (the tag) of all files.
+ *
+ * Multi-node runs: r->nodes lists the nodes; when trace files lie in node
+ * folders (ktrace_<tag>/<node>/), each node gets its own kernel window from
+ * its own traces (CLOCK_BOOTTIME is per node: one window over all nodes would
+ * mix clocks that may be days apart).
  */
 #include "vectors/vectors_int.h"
 
 #include "arch/arch.h"
+#include "read/nodepath.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/error.h"
@@ -145,6 +151,24 @@ static int cmp_gpu(const void *a, const void *b)
     return c ? c : (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
+/* r->nodes from the sorted GPUs (consecutive per node); g->node_ix. */
+static void build_nodes(struct vec_result *r)
+{
+    r->nodes = xcalloc(r->ngpus + 1, sizeof(*r->nodes));
+    for (size_t i = 0; i < r->ngpus; i++) {
+        struct vec_gpu *g = &r->gpus[i];
+        g->node_ix = -1;
+        if (!g->node)
+            continue;
+        if (!r->nnodes || strcmp(r->nodes[r->nnodes - 1].name, g->node) != 0) {
+            struct vec_node *nd = &r->nodes[r->nnodes++];
+            nd->name = xstrdup(g->node);
+            nd->first_ts = nd->last_ts = INT64_MIN;
+        }
+        g->node_ix = (int)r->nnodes - 1;
+    }
+}
+
 int vec_find_gpus(struct vec_result *r)
 {
     struct strv names;
@@ -168,6 +192,8 @@ int vec_find_gpus(struct vec_result *r)
                 rc = br_error("'%s' and '%s' are both GPU %s", r->gpus[i - 1].file,
                               r->gpus[i].file, r->gpus[i].suffix);
     }
+    if (rc == 0)
+        build_nodes(r);
     for (size_t i = 0; i < names.n; i++)
         free(rests[i]);
     free(rests);
@@ -407,6 +433,55 @@ static const char *relative(const char *base, const char *p)
     return strncmp(p, base, n) == 0 && p[n] == '/' ? p + n + 1 : p;
 }
 
+/* Node of trace file f: the node whose name is a folder of its path below
+ * the run folder; -1 when none. */
+static int trace_node(const struct vec_result *r, const char *path)
+{
+    for (size_t n = 0; n < r->nnodes; n++)
+        if (rp_path_in_node(r->prof_dir, path, r->nodes[n].name))
+            return (int)n;
+    return -1;
+}
+
+/* Per-node windows from the (file, agent) spans of pw; sets
+ * r->window_per_node when some trace lies in a node's folder. */
+static void node_windows(struct vec_result *r, const struct rp_power *pw)
+{
+    int *of = xcalloc(pw->nfiles + 1, sizeof(*of));
+    for (uint32_t f = 0; f < pw->nfiles; f++) {
+        of[f] = trace_node(r, pw->files[f]);
+        if (of[f] >= 0)
+            r->nodes[of[f]].ntrace_files++, r->window_per_node = true;
+    }
+    for (uint32_t k = 0; k < pw->ngpus; k++) {
+        const struct rp_gpu_busy *g = &pw->gpu[k];
+        if (of[g->file] < 0 || g->dispatches == 0)
+            continue;
+        struct vec_node *nd = &r->nodes[of[g->file]];
+        if (!nd->have_trace || g->first_start < nd->start)
+            nd->start = g->first_start;
+        if (!nd->have_trace || g->last_end > nd->end)
+            nd->end = g->last_end;
+        nd->have_trace = true;
+        nd->dispatches += g->dispatches;
+    }
+    free(of);
+}
+
+/* Warnings of a per-node window: traces of no node, nodes without traces. */
+static void warn_node_windows(const struct vec_opts *o, struct vec_result *r)
+{
+    for (uint32_t i = 0; i < r->win.ntrace_files; i++)
+        if (trace_node(r, r->win.trace_files[i]) < 0)
+            vec_warn(r, "%s: not under a node folder (<node>/) of this multi-node run: not "
+                     "used for any node's kernel window", r->win.trace_files[i]);
+    for (size_t n = 0; n < r->nnodes && !o->no_trim; n++)
+        if (!r->nodes[n].have_trace)
+            vec_warn(r, "node %s: no kernel trace with dispatches under a '%s/' folder: its "
+                     "samples are not trimmed (CLOCK_BOOTTIME is per node)",
+                     r->nodes[n].name, r->nodes[n].name);
+}
+
 int vec_find_window(const struct vec_opts *o, struct vec_result *r)
 {
     struct vec_window *w = &r->win;
@@ -432,6 +507,8 @@ int vec_find_window(const struct vec_opts *o, struct vec_result *r)
         w->start = pw.first_start;
         w->end = pw.last_end;
     }
+    if (rc == 0 && r->nnodes)
+        node_windows(r, &pw);
     rp_power_release(&pw);
     intern_release(&names);
     if (rc != 0)
@@ -441,6 +518,8 @@ int vec_find_window(const struct vec_opts *o, struct vec_result *r)
     else if (o->no_trim)
         w->note = xstrdup("--no-trim: samples outside the kernel window kept");
     w->trimmed = w->have_trace && !o->no_trim;
+    if (r->window_per_node)
+        warn_node_windows(o, r);
     if (!w->have_trace && !o->no_trim)
         vec_warn(r, "%s: the kernel trace holds no dispatch: samples are not trimmed",
                  r->prof_dir);

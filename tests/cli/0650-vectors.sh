@@ -92,7 +92,7 @@ printf '# clock reference\nboottime_ns=222\n' > "$M/clock_ref_nid002.txt"
 expect_exit 0 "multi-node --per-gpu" -- "$BENCHRUN" vectors "$M" --tdp 750 --per-gpu
 V=$M/sampling_vectors.json
 check "pooled: half at 1.0 (entry 5), half at 2.0 (above)" "0.5 0.5 4" "$(json "$V" '"%s %s %d" % (j["inst_power"][5], sum(j["inst_power"]), j["description"]["bins"]["inst_power"]["samples_above_last_edge"])')"
-check "per-GPU keys" "inst_power_nid001_gpu0 inst_power_nid001_gpu1 inst_power_nid002_gpu0 inst_power_nid002_gpu1" "$(json "$V" '" ".join(k for k in j if k.startswith("inst_power_"))')"
+check "per-node and per-GPU keys" "inst_power_nid001 inst_power_nid002 inst_power_nid001_gpu0 inst_power_nid001_gpu1 inst_power_nid002_gpu0 inst_power_nid002_gpu1" "$(json "$V" '" ".join(k for k in j if k.startswith("inst_power_"))')"
 check "nid001 GPU vector" "1.0" "$(json "$V" 'j["inst_power_nid001_gpu1"][5]')"
 check "nid002 GPU: all above the last edge" "0.0" "$(json "$V" 'sum(j["inst_power_nid002_gpu0"])')"
 check "edge_temp present when measured" "True" "$(json "$V" '"edge_temp" in j')"
