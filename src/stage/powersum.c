@@ -5,7 +5,9 @@
  * read with read/rocprof.h), and the alignment evidence: clock_ref.txt's
  * boottime, the first sample and the first kernel start (all CLOCK_BOOTTIME
  * ns, so first sample/kernel minus clock_ref should both be small and
- * positive). */
+ * positive). CLOCK_BOOTTIME is per node: multi-node runs (clock_ref_<node>.txt)
+ * get this evidence per node ("nodes"), each node's first sample and first
+ * kernel (ktrace_<tag>/<node>/) against its own clock_ref. */
 #include "collect/collect.h"
 #include "read/intern.h"
 #include "read/rocprof.h"
@@ -66,9 +68,9 @@ static json_t *num_or_null(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
-static int64_t clock_ref_boottime(const char *rundir)
+static int64_t clock_ref_boottime(const char *rundir, const char *file)
 {
-    char *p = fs_path_join(rundir, "clock_ref.txt");
+    char *p = fs_path_join(rundir, file);
     char *text = fs_exists(p) ? fs_read_file(p, NULL) : NULL;
     free(p);
     const char *k = text ? strstr(text, "boottime_ns=") : NULL;
@@ -101,6 +103,79 @@ static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64
     *first = a.first_ns;
 }
 
+/* "<digits>.csv": the GPU part of a node's telemetry file name. */
+static bool gpu_csv(const char *s)
+{
+    size_t d = strspn(s, "0123456789");
+    return d > 0 && strcmp(s + d, ".csv") == 0;
+}
+
+/* First sample (ns) of a node's files profiling_result_<tag>_<node>_<gpu>.csv. */
+static int64_t node_first_sample(const char *rundir, const char *tag, const char *node)
+{
+    struct telem_acc a = { .power_max = NAN, .clock_max = NAN, .hot_max = NAN, .edge_max = NAN,
+                           .first_ns = -1 };
+    struct strv files;
+    strv_init(&files);
+    br_collect_find_outputs(rundir, ".csv", &files);
+    char *pre = xasprintf("%s/profiling_result_%s_%s_", rundir, tag, node);
+    for (size_t i = 0; i < files.n; i++)
+        if (strncmp(files.v[i], pre, strlen(pre)) == 0 && gpu_csv(files.v[i] + strlen(pre)))
+            read_telemetry(files.v[i], &a);
+    free(pre);
+    strv_free(&files);
+    return a.first_ns;
+}
+
+/* Offsets of the first sample and first kernel from clock_ref (s) into o. */
+static void offsets_json(json_t *o, int64_t ref, int64_t first_sample, int64_t first_kernel)
+{
+    json_object_set_new(o, "clock_ref_boottime_ns", ref >= 0 ? json_integer(ref) : json_null());
+    json_object_set_new(o, "first_sample_ns", first_sample >= 0 ? json_integer(first_sample) : json_null());
+    json_object_set_new(o, "first_kernel_ns", first_kernel >= 0 ? json_integer(first_kernel) : json_null());
+    json_object_set_new(o, "first_sample_after_ref_s", ref >= 0 && first_sample >= 0 ?
+                        json_real((double)(first_sample - ref) * 1e-9) : json_null());
+    json_object_set_new(o, "first_kernel_after_ref_s", ref >= 0 && first_kernel >= 0 ?
+                        json_real((double)(first_kernel - ref) * 1e-9) : json_null());
+}
+
+static void kernels_json(const char *ktrace, json_t *o, int64_t *first);
+
+/* Multi-node runs (clock_ref_<node>.txt per node, CLOCK_BOOTTIME per node):
+ * the alignment evidence of each node against its own clock_ref, its own
+ * telemetry files and its own traces (ktrace_<tag>/<node>/). NULL when the
+ * run has no clock_ref_<node>.txt. */
+static json_t *nodes_json(const char *rundir, const char *tag, const char *ktrace)
+{
+    struct strv refs;
+    strv_init(&refs);
+    br_collect_find_outputs(rundir, ".txt", &refs);
+    json_t *arr = NULL;
+    char *pre = xasprintf("%s/clock_ref_", rundir);
+    for (size_t i = 0; i < refs.n; i++) {
+        if (strncmp(refs.v[i], pre, strlen(pre)) != 0 || strchr(refs.v[i] + strlen(pre), '/'))
+            continue;
+        char *node = xstrdup(refs.v[i] + strlen(pre));
+        node[strlen(node) - 4] = '\0';                  /* ".txt" */
+        char *file = xasprintf("clock_ref_%s.txt", node), *kt = fs_path_join(ktrace, node);
+        json_t *n = json_object(), *k = json_object();
+        int64_t first_kernel;
+        kernels_json(kt, k, &first_kernel);
+        json_object_set_new(n, "node", json_string(node));
+        json_object_set(n, "kernels_traced", json_object_get(k, "kernels_traced"));
+        offsets_json(n, clock_ref_boottime(rundir, file), node_first_sample(rundir, tag, node),
+                     first_kernel);
+        if (!arr)
+            arr = json_array();
+        json_array_append_new(arr, n);
+        json_decref(k);
+        free(node), free(file), free(kt);
+    }
+    free(pre);
+    strv_free(&refs);
+    return arr;
+}
+
 static void kernels_json(const char *ktrace, json_t *o, int64_t *first)
 {
     *first = -1;
@@ -124,16 +199,13 @@ static void kernels_json(const char *ktrace, json_t *o, int64_t *first)
 json_t *br_power_summary(const char *rundir, const char *tag, const char *ktrace)
 {
     json_t *o = json_object();
-    int64_t first_sample, first_kernel, ref = clock_ref_boottime(rundir);
+    int64_t first_sample, first_kernel, ref = clock_ref_boottime(rundir, "clock_ref.txt");
     telemetry_json(rundir, tag, o, &first_sample);
     kernels_json(ktrace, o, &first_kernel);
-    json_object_set_new(o, "clock_ref_boottime_ns", ref >= 0 ? json_integer(ref) : json_null());
-    json_object_set_new(o, "first_sample_ns", first_sample >= 0 ? json_integer(first_sample) : json_null());
-    json_object_set_new(o, "first_kernel_ns", first_kernel >= 0 ? json_integer(first_kernel) : json_null());
-    json_object_set_new(o, "first_sample_after_ref_s", ref >= 0 && first_sample >= 0 ?
-                        json_real((double)(first_sample - ref) * 1e-9) : json_null());
-    json_object_set_new(o, "first_kernel_after_ref_s", ref >= 0 && first_kernel >= 0 ?
-                        json_real((double)(first_kernel - ref) * 1e-9) : json_null());
+    offsets_json(o, ref, first_sample, first_kernel);
+    json_t *nodes = nodes_json(rundir, tag, ktrace);
+    if (nodes)
+        json_object_set_new(o, "nodes", nodes);
     return o;
 }
 
@@ -150,6 +222,8 @@ static void line_num(const char *label, json_t *o, const char *k1, const char *k
     printf("\n");
 }
 
+static void alignment_line(const char *label, json_t *o);
+
 void br_power_summary_print(json_t *o)
 {
     printf("  %-16s %lld in %lld telemetry file(s)\n", "samples",
@@ -163,9 +237,26 @@ void br_power_summary_print(json_t *o)
     printf("  %-16s %lld in %lld trace file(s)\n", "kernels traced",
            (long long)json_integer_value(json_object_get(o, "kernels_traced")),
            (long long)json_integer_value(json_object_get(o, "trace_files")));
+    json_t *nodes = json_object_get(o, "nodes");
+    if (!json_array_size(nodes)) {
+        alignment_line("alignment", o);
+        return;
+    }
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n) {
+        char *label = xasprintf("alignment %s", json_string_value(json_object_get(n, "node")));
+        alignment_line(label, n);
+        free(label);
+    }
+}
+
+/* "alignment  clock_ref boottime N ns; first sample +x s; first kernel +y s". */
+static void alignment_line(const char *label, json_t *o)
+{
     json_t *r = json_object_get(o, "clock_ref_boottime_ns");
     json_t *s = json_object_get(o, "first_sample_after_ref_s"), *k = json_object_get(o, "first_kernel_after_ref_s");
-    printf("  %-16s clock_ref boottime %s", "alignment", json_is_integer(r) ? "" : "missing");
+    printf("  %-16s clock_ref boottime %s", label, json_is_integer(r) ? "" : "missing");
     if (json_is_integer(r))
         printf("%lld ns", (long long)json_integer_value(r));
     if (json_is_real(s))

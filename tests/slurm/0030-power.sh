@@ -57,6 +57,10 @@ for n in node1 node2; do
     ls "$d/ktrace_ptwo/$n/"*_kernel_trace.csv >/dev/null 2>&1 && pass "B: trace of $n in ktrace_ptwo/$n/" \
         || { fail "B: no trace under ktrace_ptwo/$n"; ls -R "$d/ktrace_ptwo" >&2; }
 done
+for n in node1 node2; do   # CLOCK_BOOTTIME is per node: alignment evidence per node (powersum.c)
+    expect_grep "^  alignment $n +clock_ref boottime [0-9]+ ns; first sample [+-][0-9.]+ s" \
+        "$T/results/ptwo-power-$jb.out" "B: alignment of $n against clock_ref_$n.txt"
+done
 [ ! -e "$d/profiling_result_ptwo_0.csv" ] && pass "B: no node-less telemetry file" || fail "B: a sampler without --node ran"
 [ ! -e "$d/.samplers-stop" ] && pass "B: stop file removed" || fail "B: stop file left behind"
 # --no-trim: the fake tracer's kernel window is 0.35 ms, shorter than the sampling interval
@@ -67,5 +71,6 @@ keys = set(json.load(open(sys.argv[1])))
 for n in ("node1", "node2"):
     for g in (0, 1):
         assert f"gfx_frequency_{n}_gpu{g}" in keys, (n, g, sorted(keys))
+    assert f"gfx_frequency_{n}" in keys, (n, sorted(keys))   # the node's GPUs pooled
 PY
 finish
