@@ -140,6 +140,10 @@ static int power_run(struct br_stage *st, const struct strv *argv, const char *k
     char *log = fs_path_join(st->rundir, "app.txt");
     struct br_exec_result r;
     int rc = br_run_info_write(st, argv, NULL, NULL);
+    /* multi-node: the tracer writes ktrace_<tag>/<node>/; the CUPTI library
+     * creates only its own folder (one level), so the parent must exist */
+    if (rc == 0 && br_node_samplers_wanted(&st->conf))
+        rc = fs_mkdir_p(ktrace);
     if (rc == 0)
         rc = br_node_samplers_wanted(&st->conf) ? exec_with_node_samplers(st, argv, log, &r)
                                                 : br_stage_exec(argv, log, &r);

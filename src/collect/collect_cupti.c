@@ -9,9 +9,14 @@
  * Output: DIR/NAME_<pid>_counter_collection.csv (pass) or
  * DIR/NAME_<pid>_kernel_trace.csv (trace), plus DIR/NAME_<pid>_cupti.json;
  * always per process (pid in the name), so NTASKS > 1 needs nothing more.
+ * Multi-node (req->per_node, NNODES > 1): NAME_<node>_<pid>_… (the name ends
+ * in "_@NODE@", replaced per task by launch.sh), as rocprofv3's files; the
+ * power stage's trace already goes to ktrace_<tag>/<node>/ (its -d / OUT).
  */
 #include "collect/collect.h"
+#include "stage/nodesamp.h"
 #include "trace/cupti_env.h"
+#include "util/xalloc.h"
 
 #include <stdlib.h>
 
@@ -31,8 +36,12 @@ static int cupti_argv(const struct br_collect_req *req, const char *const *metri
     char *lib = lib_path(req);
     if (!lib && !req->dry_run)
         return -1;
-    cupti_env_argv(out, lib ? lib : "<libbenchrun-cupti.so not built>", req->dir, req->name,
+    /* multi-node: pids repeat across nodes, so the node goes in the name as
+     * in rocprofv3's <pass>_<node>_<pid>; launch.sh replaces @NODE@ per task */
+    char *name = req->per_node ? xasprintf("%s_" BR_NODE_TOKEN, req->name) : xstrdup(req->name);
+    cupti_env_argv(out, lib ? lib : "<libbenchrun-cupti.so not built>", req->dir, name,
                    metrics);
+    free(name);
     free(lib);
     return 0;
 }
