@@ -1,0 +1,95 @@
+#!/bin/bash
+# 0654-analyze-multinode: analyze's sampled clock on a multi-node power run
+# (CLOCK_BOOTTIME is per node). A real pmc + power run with the test doubles
+# (fake rocprofv3, fake KFD gfx942, sim sampler, as 0104) is turned into a
+# two-node power folder: nodeA = the run as recorded, nodeB = the same
+# telemetry and trace shifted by 3 days with its gfx clock set to 1700 MHz.
+# Each node's samples are matched against its own kernel intervals
+# (ktrace_<tag>/<node>/): twice the one-node in-kernel samples, mean clock
+# (one-node clock + 1700) / 2. Without nodeB's trace folder its samples count for
+# nothing (warning), and the clock is nodeA's.
+. "$(dirname "$0")/lib.sh"
+unset SLURM_JOB_ID SLURM_NTASKS SLURM_LOCALID ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
+app=$BR_BINARY_DIR/tests/demo_workload
+export PATH=$BR_SOURCE_DIR/tests/fakes:$PATH
+export BENCHRUN_SYSFS_ROOT=$T/sysfs
+kfd=$T/sysfs/sys/class/kfd/kfd/topology/nodes
+mkdir -p "$kfd/0" "$kfd/1"
+printf 'cpu_cores_count 96\nsimd_count 0\ngfx_target_version 0\n' >"$kfd/0/properties"
+printf 'cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\n' >"$kfd/1/properties"
+cat >"$T/w.conf" <<CONF
+WORKLOAD=fake
+RESULTS_DIR=$T/results
+NGPUS=1
+NTASKS=1
+SAMPLE_BACKEND=sim
+SAMPLE_GPUS=0
+app_cmd() { APP_CMD=("$app" --size 1000 --iters 2); }
+CONF
+json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+check() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$3', expected '$2'"; fi; }
+
+expect_exit 0 "pmc run" -- "$BENCHRUN" pmc "$T/w.conf"
+expect_exit 0 "power run" -- "$BENCHRUN" power "$T/w.conf"
+pmc=$(ls -d "$T"/results/pmc-local-*)
+P=$(ls -d "$T"/results/prof-local-*)
+# The fake tracer's kernels last 0.35 ms in all (shorter than the 1 ms sampling):
+# the first dispatch is stretched to [first sample + 20 ms, + 60 ms] so that
+# samples fall inside kernels. Q1: one node; Q: two nodes.
+Q1=$T/prof-1node Q=$T/prof-2nodes
+mkdir -p "$Q1/ktrace_fake" "$Q/ktrace_fake/nodeA" "$Q/ktrace_fake/nodeB"
+python3 - "$P" "$Q1" "$Q" <<'PY'
+import csv, io, sys
+p, q1, q = sys.argv[1:]
+D = 259200000000000   # 3 days, ns
+lines = open(f"{p}/profiling_result_fake_0.csv").read().splitlines()
+t0 = int(lines[2].split(",")[0])
+rows = list(csv.reader(open(f"{p}/ktrace_fake/fake_kernel_trace.csv")))
+h = rows[0]
+s, e = h.index("Start_Timestamp"), h.index("End_Timestamp")
+rows[1][s], rows[1][e] = str(t0 + 20000000), str(t0 + 60000000)
+
+def trace(path, shift):
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+    w.writerow(h)
+    for r in rows[1:]:
+        r = list(r)
+        r[s], r[e] = str(int(r[s]) + shift), str(int(r[e]) + shift)
+        w.writerow([int(x) if x.isdigit() else x for x in r])
+    open(path, "w").write(buf.getvalue())
+
+def telem(path, node, shift, clk):
+    meta = lines[0].replace("node=none", f"node={node}") if node else lines[0]
+    ci = lines[1].split(",").index("gfx_clock_MHz")
+    out = [meta, lines[1]]
+    for l in lines[2:]:
+        f = l.split(",")
+        f[0] = str(int(f[0]) + shift)
+        if clk:
+            f[ci] = clk
+        out.append(",".join(f))
+    open(path, "w").write("\n".join(out) + "\n")
+
+telem(f"{q1}/profiling_result_fake_0.csv", None, 0, None)
+trace(f"{q1}/ktrace_fake/fake_kernel_trace.csv", 0)
+for node, shift, clk in (("nodeA", 0, None), ("nodeB", D, "1700.0")):
+    telem(f"{q}/profiling_result_fake_{node}_0.csv", node, shift, clk)
+    trace(f"{q}/ktrace_fake/{node}/fake_kernel_trace.csv", shift)
+PY
+expect_exit 0 "analyze, one node" -- "$BENCHRUN" analyze "$pmc" --power "$Q1" -o "$T/a1"
+n1=$(json "$T/a1/summary.json" 'j["clock"]["samples_in_kernels"]')
+[ "$n1" -ge 30 ] && pass "one node: $n1 in-kernel samples" || fail "one node: $n1 in-kernel samples"
+c1=$(json "$T/a1/summary.json" 'j["clock"]["sampled"]')
+cp "$P/run.json" "$Q/"
+cp "$P/run.json" "$Q1/"
+expect_exit 0 "analyze, two nodes 3 days apart" -- "$BENCHRUN" analyze "$pmc" --power "$Q" -o "$T/a2"
+check "two nodes: each node's in-kernel samples" "$((2 * n1))" "$(json "$T/a2/summary.json" 'j["clock"]["samples_in_kernels"]')"
+check "two nodes: mean of nodeA's clock ($c1) and nodeB's 1700 MHz" "True" "$(json "$T/a2/summary.json" "abs(j['clock']['sampled'] - ($c1 + 1700) / 2) < 1e-6")"
+check "GPU busy per (file, agent)" "2" "$(json "$T/a2/summary.json" 'len(j["power_run"]["GPU_busy_pct_per_gpu"])')"
+
+rm -r "$Q/ktrace_fake/nodeB"
+expect_exit 0 "analyze, nodeB without its trace folder" -- "$BENCHRUN" analyze "$pmc" --power "$Q" -o "$T/a3"
+expect_grep "no kernel trace under a 'nodeB/' folder" "$T/err" "warning names the node"
+check "nodeB's samples not used" "$n1 $c1" "$(json "$T/a3/summary.json" '"%d %s" % (j["clock"]["samples_in_kernels"], j["clock"]["sampled"])')"
+finish
