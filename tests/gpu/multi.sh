@@ -7,7 +7,7 @@
 #    BIND_GPU_PER_TASK=1, LAUNCHER = tests/gpu/mlaunch.sh: N copies with
 #    SLURM_LOCALID/SLURM_PROCID, as benchrun launches outside Slurm), each rank
 #    a known amount of FP32 FMA work in its own kernel fma_work<rank>;
-# 3. workload "ddp": torchrun DDP training step (NTASKS=1, one process starting
+# 3. workload "ddp": torchrun (python3 -m torch.distributed.run) DDP training step (NTASKS=1, one process starting
 #    one worker per GPU; tests/gpu/ddp_step.py, random data, fixed seeds);
 #    each: plain, pmc (one counter file set per process), power (one sampler
 #    for all GPUs, one telemetry file per GPU, trace files per process),
@@ -114,7 +114,7 @@ app_cmd() { APP_CMD=($*); }
 CONF
 }
 conf ranks "$NG" 1 "(bash $ROOT/tests/gpu/mlaunch.sh -n $NG)" "$W/bin/multi_rank" work "$LAUNCHES"
-conf ddp 1 0 none torchrun --standalone --nproc_per_node="$NG" "$ROOT/tests/gpu/ddp_step.py" "$STEPS"
+conf ddp 1 0 none python3 -m torch.distributed.run --standalone --nproc_per_node="$NG" "$ROOT/tests/gpu/ddp_step.py" "$STEPS"
 
 for wl in ranks ddp; do
     st "$wl.plain" "$BR" plain "$W/$wl/$wl.conf"
