@@ -29,40 +29,13 @@ WORKLOADS=${WORKLOADS:-transformer resnet18}
 EXAMPLE=${EXAMPLE:-transformer}
 mkdir -p "$O" "$FINAL"
 export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
-log() { echo "== $(date +%T) $*" | tee -a "$O/e2e.log"; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-T_START=$(now_ms)
 DEADLINE_S=${DEADLINE_S:-540}    # a device call may run 600 s: leave time for the tarballs
 STAGE_S=${STAGE_S:-240}          # one stage at most
+LOGNAME_=e2e
+. "$ROOT/tests/gpu/lib.sh"       # log, now_ms, st, build_benchrun
 
-# st NAME CMD...: runs CMD (killed after STAGE_S or at the deadline), output to
-# $O/NAME.log, "NAME rc seconds" to stages.tsv; skipped (rc 124) past the deadline.
-st() {
-    local name=$1 t0 rc left; shift
-    t0=$(now_ms)
-    left=$(( DEADLINE_S - (t0 - T_START) / 1000 ))
-    [ "$left" -gt "$STAGE_S" ] && left=$STAGE_S
-    if [ "$left" -le 5 ]; then
-        printf '%s\t124\t0\n' "$name" >>"$O/stages.tsv"; log "$name: skipped (deadline)"; return 124
-    fi
-    timeout -s TERM -k 10 "$left" "$@" >"$O/$name.log" 2>&1
-    rc=$?
-    printf '%s\t%d\t%.1f\n' "$name" "$rc" "$(( $(now_ms) - t0 ))e-3" >>"$O/stages.tsv"
-    log "$name: exit $rc"
-    return $rc
-}
-
-# A build folder configured for another source tree cannot be reused.
-if [ -f "$B/CMakeCache.txt" ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$B/CMakeCache.txt"; then
-    B=$(mktemp -d)/build
-fi
-log "build ($B)"
-if ! { [ -f "$B/CMakeCache.txt" ] || cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >"$O/build.log" 2>&1; } ||
-   ! cmake --build "$B" -j"$(nproc)" --target benchrun benchrun-cupti >>"$O/build.log" 2>&1; then
-    tail -30 "$O/build.log"; exit 1
-fi
-BR=$B/benchrun
+build_benchrun || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit --format=csv,noheader \
     >"$O/gpu.txt" 2>&1
 { nvcc --version | tail -2; python3 -c 'import torch, torchvision; print("torch", torch.__version__, "torchvision", torchvision.__version__, "cuda", torch.version.cuda)'; } >>"$O/gpu.txt" 2>&1

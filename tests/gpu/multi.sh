@@ -40,9 +40,8 @@ mkdir -p "$O" "$FINAL" "$W/bin"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
 unset CUDA_VISIBLE_DEVICES SLURM_JOB_ID SLURM_NTASKS SLURM_LOCALID SLURM_PROCID
-log() { echo "== $(date +%T) $*" | tee -a "$O/multi.log"; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-T_START=$(now_ms)
+LOGNAME_=multi
+. "$ROOT/tests/gpu/lib.sh"       # log, now_ms, st, build_benchrun
 
 finish() {   # always: the report and the tarball
     python3 "$ROOT/tests/gpu/multi_report.py" "$W" >"$O/multi-table.txt" 2>&1
@@ -52,32 +51,7 @@ finish() {   # always: the report and the tarball
 }
 trap finish EXIT
 
-# st NAME CMD...: runs CMD (killed after STAGE_S or at the deadline), output to
-# $O/NAME.log, "NAME rc seconds" to stages.tsv; skipped (rc 124) past the deadline.
-st() {
-    local name=$1 t0 rc left; shift
-    t0=$(now_ms)
-    left=$(( DEADLINE_S - (t0 - T_START) / 1000 ))
-    [ "$left" -gt "$STAGE_S" ] && left=$STAGE_S
-    if [ "$left" -le 5 ]; then
-        printf '%s\t124\t0\n' "$name" >>"$O/stages.tsv"; log "$name: skipped (deadline)"; return 124
-    fi
-    timeout -s TERM -k 10 "$left" "$@" >"$O/$name.log" 2>&1
-    rc=$?
-    printf '%s\t%d\t%.1f\n' "$name" "$rc" "$(( $(now_ms) - t0 ))e-3" >>"$O/stages.tsv"
-    log "$name: exit $rc"
-    return $rc
-}
-
-if [ -f "$B/CMakeCache.txt" ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$B/CMakeCache.txt"; then
-    B=$(mktemp -d)/build
-fi
-log "build ($B)"
-if ! { [ -f "$B/CMakeCache.txt" ] || cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release >"$O/build.log" 2>&1; } ||
-   ! cmake --build "$B" -j"$(nproc)" --target benchrun benchrun-cupti >>"$O/build.log" 2>&1; then
-    tail -30 "$O/build.log"; exit 1
-fi
-BR=$B/benchrun
+build_benchrun || exit 1
 if ! nvcc -O2 -arch=sm_90 -o "$W/bin/multi_rank" "$ROOT/tests/gpu/multi_rank.cu" >"$O/nvcc.log" 2>&1; then
     cat "$O/nvcc.log"; exit 1
 fi
