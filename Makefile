@@ -30,12 +30,14 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	@bash examples/demo/run-demo.sh $(BUILD)
 
-test: test-deps $(BUILD)/CMakeCache.txt
+test: test-deps
+	cmake -S . -B $(BUILD) -DBENCHRUN_WERROR=$(WERROR) -DBENCHRUN_REQUIRE_UNIT_TESTS=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slurm
 
 asan: test-deps
-	cmake -S . -B build-asan -DBENCHRUN_SANITIZE=ON -DBENCHRUN_WERROR=$(WERROR) -DBENCHRUN_CUDA=OFF
+	cmake -S . -B build-asan -DBENCHRUN_SANITIZE=ON -DBENCHRUN_WERROR=$(WERROR) -DBENCHRUN_CUDA=OFF \
+	  -DBENCHRUN_REQUIRE_UNIT_TESTS=ON
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE slurm
