@@ -13,6 +13,7 @@
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 #include "write/analysis.h"
+#include "write/wr_html.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -30,7 +31,8 @@ static const char usage[] =
     "Per-kernel and whole-run metrics of a counter-profiling run (benchrun pmc):\n"
     "per-name sums within each pass, cross-pass rates only, roofline and bound\n"
     "labels, top kernels, data checks. Writes per_kernel_metrics.csv,\n"
-    "top_kernels.csv, summary.json and report.md.\n"
+    "top_kernels.csv, summary.json, report.md and report.html (self-contained:\n"
+    "tables, roofline, power-run timeline and vectors as inline SVG).\n"
     "\n"
     "  -p, --power PROF_DIR     power run (benchrun power): its kernel trace gives\n"
     "                           time shares and GPU busy %, its telemetry\n"
@@ -449,7 +451,12 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
         perf_lines(o, &s->res) < 0)
         return -1;
     progress(o, "writing");
-    return wr_analysis(&s->res, &wi);
+    if (wr_analysis(&s->res, &wi) < 0)
+        return -1;
+    char *html = fs_path_join(s->out_dir, "report.html");
+    int rc = wr_report_html(&s->res, &wi, o->power, html);
+    free(html);
+    return rc;
 }
 
 static void state_free(struct an_state *s)

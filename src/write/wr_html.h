@@ -1,0 +1,41 @@
+/* wr_html.h - analysis/report.html: one self-contained page (inline CSS and
+ * inline SVG, no script, no network) with the whole-run table, the warnings,
+ * the top kernels, a roofline plot, the power-run power/clock timeline and
+ * the telemetry vectors (DESIGN.md §6 writers).
+ *
+ * Owns: HTML escaping, the SVG plots (wr_svg.c) and min/max decimation of a
+ * sampled line (at most 2 points per pixel bucket, spikes kept).
+ */
+#ifndef BR_WRITE_WR_HTML_H
+#define BR_WRITE_WR_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "write/analysis.h"
+
+/* Writes report.html to path. prof_dir: the power run folder (--power; NULL
+ * without one): its sampling_vectors.json is drawn when present. 0, or -1
+ * after printing the error. */
+int wr_report_html(const struct mx_result *res, const struct wr_info *in, const char *prof_dir,
+                   const char *path);
+
+/* s with & < > " ' as entities (NULL writes nothing). */
+void wr_html_esc(FILE *fp, const char *s);
+
+/* Min/max decimation: the points (x[i], y[i]) (x ascending, NaN y skipped)
+ * are split into nb equal x buckets over [x0, x1]; each bucket keeps its
+ * lowest and highest point, in x order. Writes at most 2*nb points to
+ * ox/oy (room for 2*nb each) and returns how many. */
+size_t wr_decimate(const double *x, const double *y, size_t n, double x0, double x1, size_t nb,
+                   double *ox, double *oy);
+
+/* ---- wr_svg.c: the plots (internal to the writer) ---- */
+void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info *in);
+/* 0, or -1 when a telemetry file cannot be read (printed). */
+int wr_svg_timeline(FILE *fp, const struct wr_info *in);
+void wr_svg_vectors(FILE *fp, const char *prof_dir);
+/* A number for people: 4 significant digits, "—" when missing. */
+const char *wr_html_num(double v, char *buf);
+
+#endif
