@@ -113,11 +113,11 @@ static void roofs(FILE *fp, const struct rpt *p, size_t n, double mem, const str
     for (size_t i = 0; i < n; i++)
         me = fmax(me, p[i].peak > 0 && mem > 0 ? p[i].peak / mem : 0);
     if (mem > 0) {
-        double xs = pow(10, x->l0), xe = me > 0 ? me : pow(10, x->l1);
+        double xs = pow(10, x->l0), xm = me > 0 ? me : xe;
         fprintf(fp, "<polyline clip-path='url(#rfclip)' fill='none' stroke='#444' stroke-width='2' "
                     "points='%.1f,%.1f %.1f,%.1f'><title>memory roof: PEAK_MEM_BW %g TB/s x FLOP/B"
-                    "</title></polyline>\n", lpos(x, xs), lpos(y, mem * xs), lpos(x, xe),
-                lpos(y, mem * xe), mem);
+                    "</title></polyline>\n", lpos(x, xs), lpos(y, mem * xs), lpos(x, xm),
+                lpos(y, mem * xm), mem);
     }
     for (size_t i = 0; i < n && nd < 8; i++) {
         bool seen = !(p[i].peak > 0);
