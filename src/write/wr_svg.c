@@ -108,7 +108,7 @@ static void range_of(const struct rpt *p, size_t n, double mem, struct axis *x, 
 static void roofs(FILE *fp, const struct rpt *p, size_t n, double mem, const struct axis *x,
                   const struct axis *y)
 {
-    double xe = pow(10, x->l1), drawn[8], me = 0;
+    double xe = pow(10, x->l1), drawn[8], labely[8], me = 0;
     size_t nd = 0;
     for (size_t i = 0; i < n; i++)
         me = fmax(me, p[i].peak > 0 && mem > 0 ? p[i].peak / mem : 0);
@@ -127,11 +127,16 @@ static void roofs(FILE *fp, const struct rpt *p, size_t n, double mem, const str
             continue;
         drawn[nd++] = p[i].peak;
         double xs = mem > 0 ? p[i].peak / mem : pow(10, x->l0), yy = lpos(y, p[i].peak);
+        bool room = true;   /* a label only where it does not overlap one drawn */
+        for (size_t q = 0; q + 1 < nd; q++)
+            room = room && fabs(yy - labely[q]) >= 11;
+        labely[nd - 1] = room ? yy : -1e9;
         fprintf(fp, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#888' "
                     "stroke-dasharray='6 3'><title>compute roof: peak_TFLOPs_mix %.4g TFLOP/s"
-                    "</title></line><text x='%.1f' y='%.1f' fill='#666' font-size='10'>"
-                    "peak %.4g</text>\n", lpos(x, xs), yy, lpos(x, xe), yy, p[i].peak,
-                lpos(x, xs) + 4 + 60.0 * (double)(nd - 1), yy - 3, p[i].peak);
+                    "</title></line>\n", lpos(x, xs), yy, lpos(x, xe), yy, p[i].peak);
+        if (room)
+            fprintf(fp, "<text x='%.1f' y='%.1f' fill='#666' font-size='10' text-anchor='end'>"
+                        "peak %.4g TF/s</text>\n", lpos(x, xe) - 3, yy - 3, p[i].peak);
     }
 }
 
@@ -319,6 +324,18 @@ static void tl_busy(FILE *fp, const struct rp_power *pw, double t0, double t1, d
     }
 }
 
+/* Time ticks at multiples of a 1/2/5 x 10^k step giving 4-10 ticks. */
+static void tl_ticks(FILE *fp, double t0, double t1)
+{
+    double step = pow(10, floor(log10((t1 - t0) / 5)));
+    step *= (t1 - t0) / step > 20 ? 5 : (t1 - t0) / step > 10 ? 2 : 1;
+    for (double t = ceil(t0 / step) * step; t <= t1 + 1e-12; t += step) {
+        double px = TL_X0 + (t - t0) / (t1 - t0) * TL_W, v = fabs(t) < step * 1e-6 ? 0 : t;
+        fprintf(fp, "<line x1='%.1f' y1='10' x2='%.1f' y2='385' stroke='#ddd'/><text x='%.1f' "
+                    "y='400' text-anchor='middle'>%.4g s</text>\n", px, px, px, v);
+    }
+}
+
 static int tl_load(const struct wr_info *in, struct tline **out, size_t *nl)
 {
     size_t n = 0;
@@ -361,13 +378,15 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
         fprintf(fp, "<p>Telemetry of each file (one color per GPU; min/max per pixel column so "
                     "spikes stay visible) and the merged kernel-busy intervals of the power-run "
                     "trace (orange); x: CLOCK_BOOTTIME seconds from the first kernel start, "
-                    "%.4g to %.4g s.</p>\n<svg class=timeline width='1090' height='420' "
+                    "%.4g to %.4g s.</p>\n<svg class=timeline width='1100' height='420' "
                     "font-size='12'>\n", t0, t1);
         tl_panel(fp, l, nl, true, t0, t1, 10, 170);
         tl_panel(fp, l, nl, false, t0, t1, 200, 150);
         tl_busy(fp, in->power, t0, t1, 365);
-        fprintf(fp, "<text x='%.1f' y='400'>%.4g s</text><text x='%.1f' y='400' "
-                    "text-anchor='end'>%.4g s</text>\n", TL_X0, t0, TL_X0 + TL_W, t1);
+        tl_ticks(fp, t0, t1);
+        double z = TL_X0 - t0 / (t1 - t0) * TL_W;   /* first kernel start */
+        fprintf(fp, "<line x1='%.1f' y1='10' x2='%.1f' y2='385' stroke='#f0a030' "
+                    "stroke-dasharray='4 3'><title>first kernel start (0 s)</title></line>\n", z, z);
         fputs("</svg>\n<p>", fp);
         for (size_t f = 0; f < nl; f++) {
             fprintf(fp, "%s<span style='color:%s'>&#9632;</span> ", f ? ", " : "", colors[f % NCOLORS]);
