@@ -369,11 +369,18 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
     struct tline *l;
     size_t nl;
     int rc = tl_load(in, &l, &nl);
-    double t0 = 0, t1 = (double)(in->power->last_end - in->power->first_start) / 1e9;
-    for (size_t f = 0; rc == 0 && f < nl; f++)
-        if (l[f].n)
-            t0 = fmin(t0, l[f].t[0]), t1 = fmax(t1, l[f].t[l[f].n - 1]);
+    double span = (double)(in->power->last_end - in->power->first_start) / 1e9, t0 = 0, t1 = span;
     fputs("<h2>Power run timeline</h2>\n", fp);
+    for (size_t f = 0; rc == 0 && f < nl; f++) {
+        if (l[f].n && l[f].t[l[f].n - 1] >= -span && l[f].t[0] <= 2 * span + 1) {
+            t0 = fmin(t0, l[f].t[0]), t1 = fmax(t1, l[f].t[l[f].n - 1]);
+            continue;
+        }
+        fputs("<p>not drawn: ", fp);   /* another node's CLOCK_BOOTTIME, or empty */
+        wr_html_esc(fp, l[f].name);
+        fputs(" (no samples near the kernel window on this clock)</p>\n", fp);
+        l[f].n = 0;
+    }
     if (rc == 0 && nl && t1 > t0) {
         fprintf(fp, "<p>Telemetry of each file (one color per GPU; min/max per pixel column so "
                     "spikes stay visible) and the merged kernel-busy intervals of the power-run "
