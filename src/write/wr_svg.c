@@ -21,35 +21,56 @@ static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd"
                                       "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
 #define NCOLORS (sizeof(colors) / sizeof(colors[0]))
 
+/* Streaming min/max decimator (wr_decimate's rule, one point at a time). */
+struct dec {
+    double x0, span;
+    size_t nb, cur, k;
+    double lx, ly, hx, hy;     /* lowest and highest point of bucket cur */
+    double *ox, *oy;           /* room for 2 * nb points */
+};
+
+static void dec_init(struct dec *d, double x0, double x1, size_t nb, double *ox, double *oy)
+{
+    *d = (struct dec){ .x0 = x0, .span = x1 > x0 ? x1 - x0 : 1, .nb = nb, .cur = (size_t)-1,
+                       .ox = ox, .oy = oy };
+}
+
+static void dec_flush(struct dec *d)
+{
+    if (d->cur == (size_t)-1)
+        return;
+    bool lo_first = d->lx <= d->hx;
+    d->ox[d->k] = lo_first ? d->lx : d->hx, d->oy[d->k++] = lo_first ? d->ly : d->hy;
+    if (d->lx != d->hx)
+        d->ox[d->k] = lo_first ? d->hx : d->lx, d->oy[d->k++] = lo_first ? d->hy : d->ly;
+}
+
+static void dec_push(struct dec *d, double x, double y)
+{
+    if (isnan(x) || isnan(y))
+        return;
+    double f = (x - d->x0) / d->span * (double)d->nb;
+    size_t b = f <= 0 ? 0 : f >= (double)d->nb ? d->nb - 1 : (size_t)f;
+    if (b != d->cur) {
+        dec_flush(d);
+        d->cur = b, d->lx = d->hx = x, d->ly = d->hy = y;
+        return;
+    }
+    if (y < d->ly)
+        d->lx = x, d->ly = y;
+    if (y > d->hy)
+        d->hx = x, d->hy = y;
+}
+
 size_t wr_decimate(const double *x, const double *y, size_t n, double x0, double x1, size_t nb,
                    double *ox, double *oy)
 {
-    size_t k = 0, cur = (size_t)-1, lo = 0, hi = 0;
-    double span = x1 > x0 ? x1 - x0 : 1;
-    for (size_t i = 0; i <= n; i++) {
-        size_t b = (size_t)-1;
-        if (i < n) {
-            if (isnan(y[i]) || isnan(x[i]))
-                continue;
-            double f = (x[i] - x0) / span * (double)nb;
-            b = f <= 0 ? 0 : f >= (double)nb ? nb - 1 : (size_t)f;
-        }
-        if (b != cur && cur != (size_t)-1) {   /* flush the finished bucket */
-            size_t a = lo < hi ? lo : hi, z = lo < hi ? hi : lo;
-            ox[k] = x[a], oy[k++] = y[a];
-            if (z != a)
-                ox[k] = x[z], oy[k++] = y[z];
-        }
-        if (i == n)
-            break;
-        if (b != cur)
-            cur = b, lo = hi = i;
-        if (y[i] < y[lo])
-            lo = i;
-        if (y[i] > y[hi])
-            hi = i;
-    }
-    return k;
+    struct dec d;
+    dec_init(&d, x0, x1, nb, ox, oy);
+    for (size_t i = 0; i < n; i++)
+        dec_push(&d, x[i], y[i]);
+    dec_flush(&d);
+    return d.k;
 }
 
 /* ---- roofline ---- */
@@ -222,84 +243,96 @@ void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info
 
 /* ---- power-run timeline ---- */
 
+#define TL_X0 70.0
+#define TL_W 1000.0
+#define TL_BUCKETS 1000
+
+/* One telemetry file: its time span, then its decimated power and clock
+ * lines (the file is streamed twice; memory does not grow with its length). */
 struct tline {
-    char *name;
-    size_t n, cap;
-    double *t, *pw, *mhz;       /* s from the first kernel start, W, MHz */
+    char *path, *name;
+    double first, last;         /* s from the first kernel start */
+    uint64_t rows;
+    size_t k[2];                /* points of [0] power (W), [1] gfx clock (MHz) */
+    double *x[2], *y[2];        /* room for 2 * TL_BUCKETS each */
 };
 
-static int tline_read(struct tline *l, const char *path, int64_t t0)
+/* Pass 1 (decs NULL): span and rows. Pass 2: decimated lines into decs. */
+static int tline_scan(struct tline *l, int64_t k0, struct dec *decs)
 {
-    struct br_telem *t = br_telem_open(path);
+    struct br_telem *t = br_telem_open(l->path);
     if (!t)
         return -1;
     struct br_telem_row row;
     int rc;
     while ((rc = br_telem_next(t, &row)) > 0) {
-        if (l->n == l->cap) {
-            l->cap = l->cap ? 2 * l->cap : 1024;
-            l->t = xrealloc(l->t, l->cap * sizeof(double));
-            l->pw = xrealloc(l->pw, l->cap * sizeof(double));
-            l->mhz = xrealloc(l->mhz, l->cap * sizeof(double));
+        double ts = (double)(row.timestamp_ns - k0) / 1e9, w = row.v[BR_TV_SOCKET_POWER];
+        if (!decs) {
+            l->first = l->rows++ ? fmin(l->first, ts) : ts;
+            l->last = l->rows > 1 ? fmax(l->last, ts) : ts;
+            continue;
         }
-        double w = row.v[BR_TV_SOCKET_POWER];
-        l->t[l->n] = (double)(row.timestamp_ns - t0) / 1e9;
-        l->pw[l->n] = isfinite(w) ? w : row.v[BR_TV_INST_POWER];
-        l->mhz[l->n++] = row.v[BR_TV_GFX_CLOCK];
+        dec_push(&decs[0], ts, isfinite(w) ? w : row.v[BR_TV_INST_POWER]);
+        dec_push(&decs[1], ts, row.v[BR_TV_GFX_CLOCK]);
     }
     br_telem_close(t);
     return rc < 0 ? -1 : 0;
 }
 
-#define TL_X0 70.0
-#define TL_W 1000.0
-#define TL_BUCKETS 1000
-
-/* One line (≤ 2 x TL_BUCKETS points) of values v in the band [top, top+h]. */
-static void tl_poly(FILE *fp, const struct tline *l, const double *v, double t0, double t1,
-                    double lo, double hi, double top, double h, const char *color)
+static int tline_decimate(struct tline *l, int64_t k0, double t0, double t1)
 {
-    double *ox = xmalloc(2 * TL_BUCKETS * sizeof(double)), *oy = xmalloc(2 * TL_BUCKETS * sizeof(double));
-    size_t k = wr_decimate(l->t, v, l->n, t0, t1, TL_BUCKETS, ox, oy);
+    struct dec d[2];
+    for (int i = 0; i < 2; i++) {
+        l->x[i] = xmalloc(2 * TL_BUCKETS * sizeof(double));
+        l->y[i] = xmalloc(2 * TL_BUCKETS * sizeof(double));
+        dec_init(&d[i], t0, t1, TL_BUCKETS, l->x[i], l->y[i]);
+    }
+    int rc = tline_scan(l, k0, d);
+    for (int i = 0; i < 2; i++) {
+        dec_flush(&d[i]);
+        l->k[i] = d[i].k;
+    }
+    return rc;
+}
+
+/* One line (<= 2 x TL_BUCKETS points) in the band [top, top+h]. */
+static void tl_poly(FILE *fp, const struct tline *l, int s, double t0, double t1, double lo,
+                    double hi, double top, double h, const char *color)
+{
     fprintf(fp, "<polyline class='tl' fill='none' stroke='%s' stroke-width='1' points='", color);
-    for (size_t i = 0; i < k; i++)
-        fprintf(fp, "%s%.1f,%.1f", i ? " " : "", TL_X0 + (ox[i] - t0) / (t1 - t0) * TL_W,
-                top + h - (oy[i] - lo) / (hi - lo) * h);
+    for (size_t i = 0; i < l->k[s]; i++)
+        fprintf(fp, "%s%.1f,%.1f", i ? " " : "", TL_X0 + (l->x[s][i] - t0) / (t1 - t0) * TL_W,
+                top + h - (l->y[s][i] - lo) / (hi - lo) * h);
     fputs("'><title>", fp);
     wr_html_esc(fp, l->name);
     fputs("</title></polyline>\n", fp);
-    free(ox);
-    free(oy);
 }
 
-static void tl_range(const struct tline *l, size_t nl, const double *const *v, double *lo, double *hi)
+/* Value range of series s over every file (decimation keeps the extremes). */
+static void tl_range(const struct tline *l, size_t nl, int s, double *lo, double *hi)
 {
     *lo = INFINITY, *hi = -INFINITY;
     for (size_t f = 0; f < nl; f++)
-        for (size_t i = 0; i < l[f].n; i++)
-            if (isfinite(v[f][i]))
-                *lo = fmin(*lo, v[f][i]), *hi = fmax(*hi, v[f][i]);
+        for (size_t i = 0; i < l[f].k[s]; i++)
+            if (isfinite(l[f].y[s][i]))
+                *lo = fmin(*lo, l[f].y[s][i]), *hi = fmax(*hi, l[f].y[s][i]);
     if (!(*hi > *lo))
         *lo = isfinite(*lo) ? *lo - 1 : 0, *hi = *lo + 2;
 }
 
-static void tl_panel(FILE *fp, const struct tline *l, size_t nl, bool power, double t0, double t1,
+static void tl_panel(FILE *fp, const struct tline *l, size_t nl, int s, double t0, double t1,
                      double top, double h)
 {
-    const double **v = xcalloc(nl + 1, sizeof(double *));
-    for (size_t f = 0; f < nl; f++)
-        v[f] = power ? l[f].pw : l[f].mhz;
     double lo, hi;
-    tl_range(l, nl, v, &lo, &hi);
+    tl_range(l, nl, s, &lo, &hi);
     fprintf(fp, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='none' stroke='#999'/>"
                 "<text x='%.1f' y='%.1f' text-anchor='end'>%.4g</text>"
                 "<text x='%.1f' y='%.1f' text-anchor='end'>%.4g</text>"
                 "<text x='12' y='%.1f' transform='rotate(-90 12 %.1f)' text-anchor='middle'>%s</text>\n",
             TL_X0, top, TL_W, h, TL_X0 - 4, top + 10, hi, TL_X0 - 4, top + h, lo, top + h / 2,
-            top + h / 2, power ? "power (W)" : "gfx clock (MHz)");
+            top + h / 2, s == 0 ? "power (W)" : "gfx clock (MHz)");
     for (size_t f = 0; f < nl; f++)
-        tl_poly(fp, &l[f], v[f], t0, t1, lo, hi, top, h, colors[f % NCOLORS]);
-    free(v);
+        tl_poly(fp, &l[f], s, t0, t1, lo, hi, top, h, colors[f % NCOLORS]);
 }
 
 /* Merged busy intervals as rects, adjacent ones within half a pixel joined. */
@@ -346,8 +379,9 @@ static int tl_load(const struct wr_info *in, struct tline **out, size_t *nl)
     int rc = 0;
     for (size_t f = 0; f < n && rc == 0; f++) {
         const char *b = strrchr(in->telemetry[f], '/');
+        l[f].path = in->telemetry[f];
         l[f].name = xstrdup(b ? b + 1 : in->telemetry[f]);
-        rc = tline_read(&l[f], in->telemetry[f], in->power->first_start);
+        rc = tline_scan(&l[f], in->power->first_start, NULL);
     }
     *out = l, *nl = n;
     return rc;
@@ -357,11 +391,27 @@ static void tl_free(struct tline *l, size_t n)
 {
     for (size_t f = 0; f < n; f++) {
         free(l[f].name);
-        free(l[f].t);
-        free(l[f].pw);
-        free(l[f].mhz);
+        for (int i = 0; i < 2; i++)
+            free(l[f].x[i]), free(l[f].y[i]);
     }
     free(l);
+}
+
+/* Time range over the files near the kernel window; the others (another
+ * node's clock, or empty) are listed as not drawn. */
+static void tl_span(FILE *fp, struct tline *l, size_t nl, double span, double *t0, double *t1)
+{
+    *t0 = 0, *t1 = span;
+    for (size_t f = 0; f < nl; f++) {
+        if (l[f].rows && l[f].last >= -span && l[f].first <= 2 * span + 1) {
+            *t0 = fmin(*t0, l[f].first), *t1 = fmax(*t1, l[f].last);
+            continue;
+        }
+        fputs("<p>not drawn: ", fp);
+        wr_html_esc(fp, l[f].name);
+        fputs(" (no samples near the kernel window on this clock)</p>\n", fp);
+        l[f].rows = 0;
+    }
 }
 
 int wr_svg_timeline(FILE *fp, const struct wr_info *in)
@@ -369,26 +419,21 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
     struct tline *l;
     size_t nl;
     int rc = tl_load(in, &l, &nl);
-    double span = (double)(in->power->last_end - in->power->first_start) / 1e9, t0 = 0, t1 = span;
+    double t0 = 0, t1 = (double)(in->power->last_end - in->power->first_start) / 1e9;
     fputs("<h2>Power run timeline</h2>\n", fp);
-    for (size_t f = 0; rc == 0 && f < nl; f++) {
-        if (l[f].n && l[f].t[l[f].n - 1] >= -span && l[f].t[0] <= 2 * span + 1) {
-            t0 = fmin(t0, l[f].t[0]), t1 = fmax(t1, l[f].t[l[f].n - 1]);
-            continue;
-        }
-        fputs("<p>not drawn: ", fp);   /* another node's CLOCK_BOOTTIME, or empty */
-        wr_html_esc(fp, l[f].name);
-        fputs(" (no samples near the kernel window on this clock)</p>\n", fp);
-        l[f].n = 0;
-    }
+    if (rc == 0)
+        tl_span(fp, l, nl, t1, &t0, &t1);
+    for (size_t f = 0; rc == 0 && f < nl; f++)
+        if (l[f].rows)
+            rc = tline_decimate(&l[f], in->power->first_start, t0, t1);
     if (rc == 0 && nl && t1 > t0) {
         fprintf(fp, "<p>Telemetry of each file (one color per GPU; min/max per pixel column so "
                     "spikes stay visible) and the merged kernel-busy intervals of the power-run "
                     "trace (orange); x: CLOCK_BOOTTIME seconds from the first kernel start, "
                     "%.4g to %.4g s.</p>\n<svg class=timeline width='1100' height='420' "
                     "font-size='12'>\n", t0, t1);
-        tl_panel(fp, l, nl, true, t0, t1, 10, 170);
-        tl_panel(fp, l, nl, false, t0, t1, 200, 150);
+        tl_panel(fp, l, nl, 0, t0, t1, 10, 170);
+        tl_panel(fp, l, nl, 1, t0, t1, 200, 150);
         tl_busy(fp, in->power, t0, t1, 365);
         tl_ticks(fp, t0, t1);
         double z = TL_X0 - t0 / (t1 - t0) * TL_W;   /* first kernel start */
