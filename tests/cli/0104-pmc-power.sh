@@ -10,11 +10,7 @@ unset SLURM_JOB_ID SLURM_NTASKS SLURM_LOCALID ROCR_VISIBLE_DEVICES CUDA_VISIBLE_
 app=$BR_BINARY_DIR/tests/demo_workload
 export PATH=$BR_SOURCE_DIR/tests/fakes:$PATH
 # fake KFD topology: node 0 = CPU, node 1 = MI300X (gfx942)
-export BENCHRUN_SYSFS_ROOT=$T/sysfs
-kfd=$T/sysfs/sys/class/kfd/kfd/topology/nodes
-mkdir -p "$kfd/0" "$kfd/1"
-printf 'cpu_cores_count 96\nsimd_count 0\ngfx_target_version 0\n' >"$kfd/0/properties"
-printf 'cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\n' >"$kfd/1/properties"
+fake_amd_gpus 1
 
 mkconf() { # FILE [EXTRA LINES...]
     local f=$1; shift

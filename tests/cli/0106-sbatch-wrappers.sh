@@ -14,15 +14,7 @@ for w in run_plain run_pmc run_power list_counters; do
         expect_grep "^#SBATCH --$k=" "$f" "$w: #SBATCH --$k"
     done
 done
-app=$BR_BINARY_DIR/tests/demo_workload
-cat >"$T/w.conf" <<CONF
-WORKLOAD=wrap
-RESULTS_DIR=$T/results
-NGPUS=1
-NTASKS=1
-VENDOR=none
-app_cmd() { APP_CMD=("$app" --size 100 --iters 1); }
-CONF
+demo_conf "$T/w.conf" wrap
 expect_exit 0 "DRY_RUN=1 bash run_plain.sbatch" -- env BENCHRUN="$BENCHRUN" DRY_RUN=1 bash "$dir/run_plain.sbatch" "$T/w.conf"
 expect_grep '^\[dry-run\] # plain stage' "$T/out" "dry run through the wrapper"
 expect_exit 0 "DRY_RUN=1 bash run_power.sbatch" -- env BENCHRUN="$BENCHRUN" DRY_RUN=1 bash "$dir/run_power.sbatch" "$T/w.conf"

@@ -21,15 +21,7 @@ for w in run_plain run_pmc run_power list_counters; do
         "$w.sbatch has the installed path"
     expect_exit 0 "installed $w.sbatch parses" -- bash -n "$T/inst/share/benchrun/scripts/$w.sbatch"
 done
-app=$BR_BINARY_DIR/tests/demo_workload
-cat >"$T/w.conf" <<CONF
-WORKLOAD=inst
-RESULTS_DIR=$T/results
-NGPUS=1
-NTASKS=1
-VENDOR=none
-app_cmd() { APP_CMD=("$app" --size 100 --iters 1); }
-CONF
+demo_conf "$T/w.conf" inst
 mkdir -p "$T/elsewhere"
 (cd "$T/elsewhere" && env -u BENCHRUN_SHARE "$inst" plain ../w.conf) >"$T/out" 2>"$T/err" \
     && pass "installed benchrun runs from another folder" || { fail "installed run"; cat "$T/err" >&2; }

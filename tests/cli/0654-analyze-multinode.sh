@@ -12,11 +12,7 @@
 unset SLURM_JOB_ID SLURM_NTASKS SLURM_LOCALID ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
 app=$BR_BINARY_DIR/tests/demo_workload
 export PATH=$BR_SOURCE_DIR/tests/fakes:$PATH
-export BENCHRUN_SYSFS_ROOT=$T/sysfs
-kfd=$T/sysfs/sys/class/kfd/kfd/topology/nodes
-mkdir -p "$kfd/0" "$kfd/1"
-printf 'cpu_cores_count 96\nsimd_count 0\ngfx_target_version 0\n' >"$kfd/0/properties"
-printf 'cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\n' >"$kfd/1/properties"
+fake_amd_gpus 1
 cat >"$T/w.conf" <<CONF
 WORKLOAD=fake
 RESULTS_DIR=$T/results

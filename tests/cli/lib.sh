@@ -25,6 +25,34 @@ expect_grep() {
 expect_no_grep() {
     if grep -qE -- "$1" "$2"; then fail "$3: /$1/ found in $2"; else pass "$3"; fi
 }
+# fake_amd_gpus N: a fake AMD node for GPU detection and binding checks:
+# BENCHRUN_SYSFS_ROOT points benchrun's KFD topology probe at $T/sysfs, with a
+# CPU node 0 and N MI300X (gfx942) nodes (Slurm jobs inherit it: sbatch
+# exports the environment).
+fake_amd_gpus() {
+    local n=$1 i kfd=$T/sysfs/sys/class/kfd/kfd/topology/nodes
+    mkdir -p "$kfd/0"
+    printf 'cpu_cores_count 96\nsimd_count 0\ngfx_target_version 0\n' >"$kfd/0/properties"
+    for i in $(seq 1 "$n"); do
+        mkdir -p "$kfd/$i"
+        printf 'cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\n' >"$kfd/$i/properties"
+    done
+    export BENCHRUN_SYSFS_ROOT=$T/sysfs
+}
+
+# demo_conf FILE TAG: a minimal conf running the demo workload once (1 GPU,
+# 1 task, no vendor), results under $T/results.
+demo_conf() {
+    cat >"$1" <<CONF
+WORKLOAD=$2
+RESULTS_DIR=$T/results
+NGPUS=1
+NTASKS=1
+VENDOR=none
+app_cmd() { APP_CMD=("$BR_BINARY_DIR/tests/demo_workload" --size 100 --iters 1); }
+CONF
+}
+
 finish() {
     if [ "$BR_FAILS" -eq 0 ]; then echo "all checks passed"; exit 0; fi
     echo "$BR_FAILS check(s) failed" >&2; exit 1

@@ -58,22 +58,8 @@ expect_job() {
 # show_file FILE: prints a file indented on stderr (for failures).
 show_file() { [ -f "$1" ] && sed "s|^|  $(basename "$1") | |" "$1" | tail -n 40 >&2; }
 
-# The demo workload built with this tree, and a fake AMD node for the GPU
-# binding checks: BENCHRUN_SYSFS_ROOT points benchrun's KFD topology probe at
-# $T/sysfs with N gfx942 GPUs (jobs inherit it: sbatch exports the environment).
+# The demo workload built with this tree (fake_amd_gpus: tests/cli/lib.sh).
 DEMO=$BR_BINARY_DIR/tests/demo_workload
-fake_amd_gpus() {
-    local n=$1 i
-    mkdir -p "$T/sysfs/sys/class/kfd/kfd/topology/nodes/0"
-    printf 'cpu_cores_count 8\nsimd_count 0\ngfx_target_version 0\n' \
-        > "$T/sysfs/sys/class/kfd/kfd/topology/nodes/0/properties"
-    for i in $(seq 1 "$n"); do
-        mkdir -p "$T/sysfs/sys/class/kfd/kfd/topology/nodes/$i"
-        printf 'simd_count 1216\ngfx_target_version 90402\n' \
-            > "$T/sysfs/sys/class/kfd/kfd/topology/nodes/$i/properties"
-    done
-    export BENCHRUN_SYSFS_ROOT=$T/sysfs
-}
 
 # submitted_ids FILE: the job ids of the last submission in submitted.json, one per line.
 submitted_ids() {
