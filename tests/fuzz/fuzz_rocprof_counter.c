@@ -4,13 +4,8 @@
  * rocprofv3-formats.md)
  * and the rest are the rows, so the fuzzer spends its time in row parsing
  * rather than in rediscovering a header. */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "read/rocprof.h"
-#include "util/error.h"
+#include "fuzz_headed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,25 +23,7 @@ static const char *const headers[] = {
     "\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"\n",
 };
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 1)
-        return 0;
-    br_error_set_sink(quiet, NULL);
-    const char *h = headers[data[0] % 3];
-    size_t hn = strlen(h);
-    char *buf = malloc(hn + size - 1 + 1);
-    if (!buf)
-        return 0;
-    memcpy(buf, h, hn);
-    memcpy(buf + hn, data + 1, size - 1);
-    struct rp_file_info info;
-    (void)rp_check_mem("fuzz_counter_collection.csv", buf, hn + size - 1, &info);
-    free(buf);
-    return 0;
+    return fuzz_with_header(headers, sizeof(headers) / sizeof(headers[0]), "fuzz_counter_collection.csv", data, size);
 }

@@ -1,0 +1,41 @@
+/* fuzz_headed.h - shared by the rocprofv3 reader fuzz targets: the first
+ * input byte picks one of the documented headers, the rest are the rows, so
+ * the fuzzer spends its time in row parsing rather than in rediscovering a
+ * header. Header-only: each target includes it once. */
+#ifndef BR_FUZZ_HEADED_H
+#define BR_FUZZ_HEADED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/rocprof.h"
+#include "util/error.h"
+
+static void fuzz_quiet(void *ctx, int is_warning, const char *msg)
+{
+    (void)ctx, (void)is_warning, (void)msg;
+}
+
+/* Runs rp_check_mem on headers[data[0] % nheaders] followed by data[1..]. */
+static int fuzz_with_header(const char *const *headers, size_t nheaders, const char *name,
+                            const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    br_error_set_sink(fuzz_quiet, NULL);
+    const char *h = headers[data[0] % nheaders];
+    size_t hn = strlen(h);
+    char *buf = malloc(hn + size);
+    if (!buf)
+        return 0;
+    memcpy(buf, h, hn);
+    memcpy(buf + hn, data + 1, size - 1);
+    struct rp_file_info info;
+    (void)rp_check_mem(name, buf, hn + size - 1, &info);
+    free(buf);
+    return 0;
+}
+
+#endif
