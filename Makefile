@@ -43,7 +43,8 @@ asan: test-deps
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE slurm
 
 fuzz:
-	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DBENCHRUN_FUZZ=ON -DBENCHRUN_TESTS=OFF -DBENCHRUN_CUDA=OFF
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DBENCHRUN_FUZZ=ON -DBENCHRUN_TESTS=OFF -DBENCHRUN_CUDA=OFF \
+	  -DBENCHRUN_WERROR=$(WERROR)
 	cmake --build build-fuzz -j $(JOBS)
 	@bash tests/fuzz/run-all.sh build-fuzz $(FUZZ_SECONDS)
 

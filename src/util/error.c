@@ -14,6 +14,8 @@ void br_error_set_sink(br_error_sink sink, void *ctx)
 }
 
 static void emit(int is_warning, const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void emit(int is_warning, const char *prefix, const char *fmt, va_list ap)
 {
     char buf[4096];
     vsnprintf(buf, sizeof(buf), fmt, ap);
