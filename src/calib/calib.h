@@ -31,6 +31,7 @@ struct br_calib_params {
     long flush_mib;           /* L2 flush buffer */
     int warp;                 /* lanes per warp/wavefront: 32 NVIDIA, 64 AMD */
     bool issued_flops;        /* AMD: VALU FLOP counters count every lane issued */
+    bool f16_per_inst;        /* NVIDIA: FP16 FLOPs counted 2 per HFMA2 instruction (of 4) */
 };
 
 /* Defaults for "nvidia" or "amd" (sizes fit any 40+ GB GPU; a few s of run). */

@@ -3,7 +3,8 @@
  * Owns: the default parameters, the program's argv, and the expected-value
  * table. Every number is the arithmetic of share/benchrun/calibrate/calib.cu
  * (see the kernel comments there): bytes = elements x 8 B per array touched,
- * FLOPs = threads x FMAs per thread x 2, GEMM FLOPs = 2·M·N·K. Occupancy
+ * FLOPs = threads x FMAs per thread x 2 (NVIDIA FP16: x 2 per packed HFMA2,
+ * the profile's counting), GEMM FLOPs = 2·M·N·K. Occupancy
  * limits: NVIDIA Hopper has 65536 registers and 64 warps per SM; a 256-thread
  * block at 128 registers/thread uses 32768, so 2 blocks = 16 warps fit (25 %).
  * AMD gfx942: 512 VGPRs per SIMD lane, 128 VGPRs -> 4 waves/SIMD = 16 waves/CU
@@ -34,6 +35,7 @@ void br_calib_params_default(struct br_calib_params *p, const char *vendor)
         .flush_mib = 256,
         .warp = amd ? 64 : 32,
         .issued_flops = amd,
+        .f16_per_inst = !amd,
     };
 }
 
@@ -129,8 +131,12 @@ static void fma_loops(struct tab *t, const struct br_calib_params *p)
     rel(t, "FP32 FMA loop: FLOPs", "calib_fma_f32", c_fp32, flop, 0.001, w);
     lanes(t, "FP32 FMA loop: lanes active %", "calib_fma_f32", 100.0, "no divergence");
     label(t, "FP32 FMA loop: bound", "calib_fma_f32", "compute");
-    rel(t, "FP16 FMA loop: FLOPs", "calib_fma_f16", c_fp16, flop, 0.001,
-        "threads x iters x 8 scalar fma.rn.f16 x 2 x launches");
+    /* NVIDIA: calib_fma_f16 runs 4 packed HFMA2 per iteration; the SASS counter
+     * counts each once and gh100's FP16_VALU_FLOP gives it 2 FLOPs (a lower bound,
+     * docs/arch-profile.md "FP16"): half the FLOPs done. */
+    rel(t, "FP16 FMA loop: FLOPs", "calib_fma_f16", c_fp16, p->f16_per_inst ? flop / 2 : flop,
+        0.001, p->f16_per_inst ? "threads x iters x 4 HFMA2 x 2 x launches (packed: counted once)"
+                               : "threads x iters x 8 FP16 FMA x 2 x launches");
     label(t, "FP16 FMA loop: bound", "calib_fma_f16", "compute");
     rel(t, "divergent loop: FP32 FLOPs", "calib_diverge", c_fp32,
         p->issued_flops ? flop : flop / 2, 0.001,
