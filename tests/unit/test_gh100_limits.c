@@ -1,0 +1,109 @@
+/* test_gh100_limits.c - known answers for gh100.json's per-kernel occupancy limit.
+ *
+ * max_waves_CU (warps per SM a kernel can have resident) from registers per
+ * thread, shared memory per block and block size, checked against the
+ * arithmetic of CUDA 13.0 cuda_occupancy.h (cudaOccMaxBlocksPerSMRegsLimit,
+ * cudaOccMaxBlocksPerSMSmemLimit) with H100/H200 numbers: 65536 registers per
+ * SM in 4 sub-partitions, allocated per warp in units of 256; 64 warps and 32
+ * blocks per SM; 228 KiB shared memory, 1 KiB reserved per block, 128 B units.
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "arch/arch.h"
+#include "arch/expr.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *PROFILE = BR_SOURCE_DIR "/share/benchrun/arch/gh100.json";
+
+/* Metric `name` for one kernel from its attributes only (counters NaN). */
+static double limit_for(struct arch_profile *ap, const char *name, double regs, double smem,
+                        double threads)
+{
+    double *slot = xcalloc((size_t)ap->nsyms + 1, sizeof(*slot));
+    double *mv = xcalloc((size_t)ap->nmetrics + 1, sizeof(*mv));
+    double attr[AA_COUNT] = { 0 };
+    attr[AA_VGPR] = regs;
+    attr[AA_LDS] = smem;
+    attr[AA_WG_SIZE] = threads;
+    double r = NAN;
+    for (int m = 0; m < ap->nmetrics; m++) {
+        for (int i = 0; i < ap->nsyms; i++) {
+            const struct arch_sym *s = &ap->syms[i];
+            slot[i] = s->kind == AS_CONST ? ap->consts[s->index].value
+                    : s->kind == AS_ATTR ? attr[s->index]
+                    : s->kind == AS_METRIC ? mv[s->index] : NAN;
+        }
+        mv[m] = ap->metrics[m].expr ? ex_eval(ap->metrics[m].expr, slot) : NAN;
+        if (!strcmp(ap->metrics[m].name, name)) {
+            r = mv[m];
+            break;
+        }
+    }
+    free(slot);
+    free(mv);
+    return r;
+}
+
+#define WARPS(regs, smem, threads, want)                                                  \
+    do {                                                                                  \
+        double got_ = limit_for(ap, "max_waves_CU", regs, smem, threads);                 \
+        if (got_ != (want))                                                               \
+            fail_msg("%g regs, %g B shared, %g threads: %g warps/SM, want %g",            \
+                     (double)(regs), (double)(smem), (double)(threads), got_, (double)(want)); \
+    } while (0)
+
+static void test_registers(void **st)
+{
+    (void)st;
+    struct arch_profile *ap = arch_load(PROFILE, NULL, 0);
+    assert_non_null(ap);
+    /* calib_reglimit: 128 regs x 32 = 4096 per warp, 16384 / 4096 = 4 warps per
+     * sub-partition = 16 per SM = 2 blocks of 8 warps */
+    WARPS(128, 0, 256, 16);
+    /* 32 regs: 1024 per warp, 16 per sub-partition = 64: warp limit */
+    WARPS(32, 0, 256, 64);
+    /* 40 regs: 1280 per warp, floor(16384 / 1280) = 12 per sub-partition = 48
+     * warps = 24 blocks of 2 warps (a whole-SM division would give 25 = 50) */
+    WARPS(40, 0, 64, 48);
+    /* 255 regs round up to 8192 per warp: 2 per sub-partition = 8 warps */
+    WARPS(255, 0, 128, 8);
+    /* 72 regs: 2304 per warp, 7 per sub-partition = 28 warps = 7 blocks of 4 */
+    WARPS(72, 0, 128, 28);
+    arch_free(ap);
+}
+
+static void test_blocks_and_smem(void **st)
+{
+    (void)st;
+    struct arch_profile *ap = arch_load(PROFILE, NULL, 0);
+    assert_non_null(ap);
+    /* registers unknown (0): block size and the 32-block limit only */
+    WARPS(0, 0, 256, 64);
+    WARPS(0, 0, 32, 32);
+    /* 1024 threads = 32 warps: 2 blocks */
+    WARPS(32, 0, 1024, 64);
+    /* 48 KiB shared: ceilto(49152 + 1024, 128) = 50176 B, 233472 / 50176 = 4 blocks */
+    WARPS(32, 49152, 256, 32);
+    /* 227 KiB (the opt-in maximum): 1 block */
+    WARPS(32, 232448, 128, 4);
+    /* Occupancy_of_max_pct needs counters: NaN from attributes alone */
+    assert_true(isnan(limit_for(ap, "Occupancy_of_max_pct", 128, 0, 256)));
+    arch_free(ap);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registers),
+        cmocka_unit_test(test_blocks_and_smem),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
