@@ -498,27 +498,45 @@ failed:
     brc.launches_dropped++;
 }
 
+/* One integer attribute of a launched function, 0 when unknown. f may be a
+ * CUkernel cast to CUfunction (cuda.h, cuLaunchKernel: "context-less kernel
+ * CUkernel ... by casting to CUfunction"), as the CUDA 12+ runtime's library
+ * loading and cuBLAS 13 (nvjet kernels) may pass; cuFuncGetAttribute fails on
+ * one. Counter rows of the H200 runs had 0 registers for every runtime launch
+ * (at::native kernels, calib_reglimit: its register limit read 64 warps
+ * instead of 16) and every nvjet kernel; cuDNN's driver launches had theirs.
+ * cuKernelGetAttribute answers for a CUkernel on a device whether or not it
+ * is loaded in the context yet (cuda.h, CUDA 12.0+). */
+static int func_attr(CUfunction f, CUfunction_attribute a, bool have_dev, CUdevice dev)
+{
+    int v = 0;
+    if (cuFuncGetAttribute(&v, a, f) == CUDA_SUCCESS)
+        return v;
+    v = 0;
+    if (have_dev && cuKernelGetAttribute(&v, a, (CUkernel)f, dev) == CUDA_SUCCESS)
+        return v;
+    return 0;
+}
+
 /* Registers, static shared and local memory of the launch's function: the
- * activity records are off in counter mode, so they come from the driver.
- * f may be a CUkernel cast to CUfunction (cuLaunchKernel's documentation);
- * cuFuncGetAttribute then fails and the values stay 0 (seen: nvjet kernels of
- * cuBLAS 13 on the H200 read 0 registers). */
+ * activity records are off in counter mode, so they come from the driver
+ * (the launch's context is current in its launch callback). */
 void brc_rp_on_function(CUcontext ctx, CUfunction f)
 {
     static CUfunction last;
+    static CUcontext last_ctx;
     static int regs, smem, local;
     struct rp_ctx *c = tls_open_ctx;
     if (brc.finished || !ctx || !f || !c || c->failed || c->ctx != ctx || tls_open_idx >= c->nlaunch)
         return;
-    if (f != last) {
-        regs = smem = local = 0;
-        if (cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) != CUDA_SUCCESS)
-            regs = 0;
-        if (cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS)
-            smem = 0;
-        if (cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) != CUDA_SUCCESS)
-            local = 0;
+    if (f != last || ctx != last_ctx) {
+        CUdevice dev = 0;
+        bool have_dev = cuCtxGetDevice(&dev) == CUDA_SUCCESS;
+        regs = func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS, have_dev, dev);
+        smem = func_attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, have_dev, dev);
+        local = func_attr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, have_dev, dev);
         last = f;
+        last_ctx = ctx;
     }
     struct rp_launch *r = &c->launches[tls_open_idx];
     r->regs = (uint32_t)regs;
