@@ -133,15 +133,24 @@ static void pass_totals(struct mx_ctx *x)
     }
 }
 
-static double attr_value(const struct rp_kattr *a, int idx)
+/* Kernel attribute idx of kernel kid (a: its counter-row attributes, NULL for
+ * TOTAL). Registers the counter rows lack (0: CUPTI could not read the
+ * launched function's attributes) come from the power run's kernel trace,
+ * matched by name (CUPTI activity records carry them); shared memory is the
+ * larger of the two (the trace's includes static shared memory). */
+static double attr_value(const struct mx_ctx *x, uint32_t kid, const struct rp_kattr *a, int idx)
 {
+    const struct rp_power *pw = x->power;
+    bool traced = a && pw && pw->vgpr && kid < pw->nkernels;
+    if (idx == AA_VGPR && traced && (!a->seen || a->vgpr == 0) && pw->vgpr[kid] > 0)
+        return pw->vgpr[kid];
     if (!a || !a->seen)
         return NAN;
     switch (idx) {
     case AA_VGPR: return a->vgpr;
     case AA_AGPR: return a->agpr;
     case AA_SGPR: return a->sgpr;
-    case AA_LDS: return (double)a->lds;
+    case AA_LDS: return (double)(traced && pw->lds[kid] > a->lds ? pw->lds[kid] : a->lds);
     case AA_SCRATCH: return (double)a->scratch;
     case AA_WG_SIZE: return (double)a->wg_size;
     case AA_GRID_SIZE: return (double)a->grid_size;
@@ -162,7 +171,7 @@ void mx_fill_slots(const struct mx_ctx *x, uint32_t r, double *slot)
         switch (sy->kind) {
         case AS_CONST: slot[s] = ap->consts[sy->index].value; break;
         case AS_VAR: slot[s] = x->var[(size_t)r * AV_COUNT + (size_t)sy->index]; break;
-        case AS_ATTR: slot[s] = attr_value(a, sy->index); break;
+        case AS_ATTR: slot[s] = attr_value(x, kid, a, sy->index); break;
         case AS_METRIC: slot[s] = NAN; break;
         case AS_RATE:
             slot[s] = ref_sums(x, &x->refs[s], kid, &sum, &dur) && dur > 0 ? sum / dur : NAN;

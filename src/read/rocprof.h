@@ -140,6 +140,11 @@ struct rp_power {
     uint32_t nkernels;               /* rows of launches/dur_ns (names ids) */
     uint64_t *launches;              /* [k] */
     double *dur_ns;                  /* [k] Σ unprofiled durations */
+    /* [k] largest VGPR_Count / LDS_Block_Size seen (0: none). On NVIDIA the
+     * trace comes from CUPTI activity records (registersPerThread, static +
+     * dynamic shared memory) and fills in what counter rows lack. */
+    uint32_t *vgpr;
+    uint64_t *lds;
     double dur_ns_total;
     uint32_t ngpus; struct rp_gpu_busy *gpu;
     uint64_t truncated;

@@ -73,8 +73,12 @@ static void kgrow(struct rp_power *pw, uint32_t n)
         return;
     pw->launches = xrealloc(pw->launches, n * sizeof(*pw->launches));
     pw->dur_ns = xrealloc(pw->dur_ns, n * sizeof(*pw->dur_ns));
+    pw->vgpr = xrealloc(pw->vgpr, n * sizeof(*pw->vgpr));
+    pw->lds = xrealloc(pw->lds, n * sizeof(*pw->lds));
     memset(pw->launches + pw->nkernels, 0, (n - pw->nkernels) * sizeof(*pw->launches));
     memset(pw->dur_ns + pw->nkernels, 0, (n - pw->nkernels) * sizeof(*pw->dur_ns));
+    memset(pw->vgpr + pw->nkernels, 0, (n - pw->nkernels) * sizeof(*pw->vgpr));
+    memset(pw->lds + pw->nkernels, 0, (n - pw->nkernels) * sizeof(*pw->lds));
     pw->nkernels = n;
 }
 
@@ -92,7 +96,18 @@ static struct ivals *agent_iv(struct ivals **v, size_t *n, uint64_t agent)
 
 struct prow {
     uint64_t agent, s, e;
+    uint64_t vgpr, lds;      /* 0 when the column is absent or not a number */
 };
+
+/* An optional numeric column: 0 when absent or not a plain number (the
+ * attributes only fill gaps; they never fail the file). */
+static uint64_t opt_u64(const struct rp_header *h, const struct csv_span *f, enum rp_col c)
+{
+    uint64_t v = 0;
+    if (h->idx[c] < 0 || csv_u64(&f[h->idx[c]], &v) < 0)
+        return 0;
+    return v;
+}
 
 /* Parses one data row; -1 on a malformed row (message printed unless the
  * caller treats it as a truncated last line). */
@@ -115,6 +130,8 @@ static int parse_row(struct csv_src *src, const struct rp_header *h, struct csv_
         *why = xasprintf("End_Timestamp is before Start_Timestamp");
         return -1;
     }
+    r->vgpr = opt_u64(h, f, RC_VGPR);
+    r->lds = opt_u64(h, f, RC_LDS);
     (void)src;
     return 0;
 }
@@ -189,6 +206,10 @@ static int power_file(struct rp_power *pw, struct intern *names, const char *pat
         kgrow(pw, names->n);
         pw->launches[prev_k]++;
         pw->dur_ns[prev_k] += (double)(r.e - r.s);
+        if (r.vgpr > pw->vgpr[prev_k])
+            pw->vgpr[prev_k] = r.vgpr > UINT32_MAX ? UINT32_MAX : (uint32_t)r.vgpr;
+        if (r.lds > pw->lds[prev_k])
+            pw->lds[prev_k] = r.lds;
         pw->dur_ns_total += (double)(r.e - r.s);
         struct ivals *a = agent_iv(&iv, &niv, r.agent);
         xgrow((void **)&a->se, &a->cap, 2 * a->n + 2, sizeof(int64_t));
@@ -243,6 +264,8 @@ void rp_power_release(struct rp_power *pw)
     rp_strv_free(pw->files);
     free(pw->launches);
     free(pw->dur_ns);
+    free(pw->vgpr);
+    free(pw->lds);
     free(pw->gpu);
     free(pw->busy_iv);
     memset(pw, 0, sizeof(*pw));
