@@ -302,9 +302,27 @@ static void pass_counters(struct rp_pass *p, struct intern *pc, struct fileset *
 
 static int agent_load(struct rp_agent *ag, const char *path);
 
+/* Header-only counter files are processes without kernels (rpagg.c); a pass
+ * where every counter file is one has no data at all: an error. */
+static int pass_has_rows(const struct rp_pass *p, const struct fileset *sets, size_t n)
+{
+    const char *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!sets[i].cc || sets[i].rc < 0)
+            continue;
+        if (!sets[i].agg.cc_empty)
+            return 0;
+        first = first ? first : sets[i].cc;
+    }
+    if (!first)
+        return 0;
+    return br_error_at(first, 1, 0, "header only, no data rows (in every counter file of pass %s)",
+                       p->name);
+}
+
 static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *sets, size_t n)
 {
-    int rc = 0;
+    int rc = pass_has_rows(p, sets, n);
     struct intern pc;
     intern_init(&pc);
     pass_counters(p, &pc, sets, n);
@@ -527,6 +545,8 @@ int rp_check_mem(const char *name, const void *data, size_t len, struct rp_file_
     enum rp_kind kind;
     int rc = rp_agg_read_mem(&a, name, data, len, &kind);
     rp_agg_flush_messages(&a);
+    if (rc == 0 && (a.cc_empty || a.kt_empty))   /* one file is the whole run here */
+        rc = br_error_at(name, 1, 0, "header only, no data rows");
     if (info) {
         memset(info, 0, sizeof(*info));
         info->kind = kind;

@@ -38,6 +38,7 @@ struct rp_agg {
     struct rp_u64map map;
     uint64_t rows, dispatches;
     uint64_t trace_launches, uncounted_launches, untimed_launches, truncated;
+    bool cc_empty, kt_empty;         /* header-only file: a process without kernels */
     double trace_ns, uncounted_ns;
     const char *cc_layout, *kt_layout;
     char *err;

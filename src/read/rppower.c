@@ -181,7 +181,6 @@ static int power_file(struct rp_power *pw, struct intern *names, const char *pat
     const char *line;
     size_t len;
     uint32_t prev_k = UINT32_MAX;
-    long rows = 0;
     while (rc == 0 && (rc = csv_next_line(pf.src, &line, &len)) > 0) {
         rc = 0;
         if (len == 0)
@@ -216,10 +215,7 @@ static int power_file(struct rp_power *pw, struct intern *names, const char *pat
         a->se[2 * a->n] = (int64_t)r.s;
         a->se[2 * a->n + 1] = (int64_t)r.e;
         a->n++;
-        rows++;
     }
-    if (rc == 0 && rows == 0 && pw->truncated == 0)
-        rc = br_error_at(path, 1, 0, "header only, no data rows");
     for (size_t i = 0; i < niv; i++) {
         if (rc == 0 && iv[i].n) {
             pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
@@ -254,6 +250,10 @@ int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
         pw->files[pw->nfiles + 1] = NULL;
         rc = power_file(pw, names, *f, pw->nfiles++);
     }
+    /* A header-only trace is a process without kernels (torchrun's parent);
+     * only a run where no file has a row is an error. */
+    if (rc == 0 && pw->dispatches == 0 && pw->truncated == 0)
+        rc = br_error_at(files[0], 1, 0, "header only, no data rows (in every kernel_trace file)");
     rp_strv_free(files);
     kgrow(pw, names->n);
     return rc;

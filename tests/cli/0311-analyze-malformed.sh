@@ -49,6 +49,21 @@ fresh; edit "$CC" 'NR == 1 { sub(/"Counter_Name",/, "") } { print }'
 expect_exit 1 "required column missing" -- "$BENCHRUN" analyze "$T/run"
 expect_grep "${P}_counter_collection.csv:1:" "$T/err" "missing column: file and line named"
 
+# A process that launched no kernel (torchrun's parent) writes headers only:
+# read as such, same values; the error above stays for a pass with no rows.
+fresh; head -1 "$T/base/$CC" >"$T/run/$P/${P}_4242_counter_collection.csv"
+head -1 "$T/base/$KT" >"$T/run/$P/${P}_4242_kernel_trace.csv"
+expect_exit 0 "header-only file set beside a full one" -- "$BENCHRUN" analyze "$T/run"
+$CHECK --quiet "$T/run/expected.json" "$T/run/analysis" >"$T/chk" 2>&1 \
+    && pass "header-only process: values as expected" \
+    || { fail "header-only process: values differ"; head -5 "$T/chk" >&2; }
+expect_exit 0 "header-only kernel trace in a power run" -- \
+    "$BENCHRUN" analyze --power-ktrace "$T/run/$P" --clock-mhz 2100 "$T/run"
+rm "$T/run/$P/${P}_kernel_trace.csv"
+expect_exit 1 "power run whose every trace is header only" -- \
+    "$BENCHRUN" analyze --power-ktrace "$T/run/$P" --clock-mhz 2100 "$T/run"
+expect_grep "${P}_4242_kernel_trace.csv:1: header only" "$T/err" "empty power trace named"
+
 # A killed job: the last line cut in the middle, no newline.
 fresh; head -c -25 "$T/base/$CC" >"$T/run/$CC"
 expect_exit 0 "truncated last line is not fatal" -- "$BENCHRUN" analyze "$T/run"
