@@ -103,6 +103,17 @@ int br_calib_check_analysis_mem(const char *name, const void *data, size_t len,
                                 const struct br_calib_expect *e, size_t n,
                                 struct br_calib_results *res);
 
+/* Value of the first present column of cols in kernel's row of a
+ * per_kernel_metrics.csv: 0, or -1 (no file, row, column or number). */
+int br_calib_analysis_value(const char *per_kernel_csv, const char *kernel,
+                            const char *const *cols, double *out);
+
+/* Time-base checks: for the FP64 and FP32 FMA loops, the analysis' TFLOP/s
+ * against its FLOPs / the kernel's time in the power run's trace (±5 %; the
+ * counter runs' kernel time against the unprofiled one). Results appended. */
+void br_calib_check_rates(const char *per_kernel_csv, const char *prof_dir,
+                          struct br_calib_results *res);
+
 /* ---- power run: long kernel duration and power-rise alignment ---------- */
 
 /* Detected power step around a kernel that starts at kstart and ends at kend
@@ -140,6 +151,9 @@ int br_calib_check_power(const char *prof_dir, const char *long_kernel, long lon
  * *t and *w are allocated; free them. */
 int br_calib_trace_find_mem(const char *name, const void *data, size_t len, const char *kernel,
                             int64_t *start, int64_t *end);
+/* Σ duration (ns) and launches of kernel in the kernel_trace.csv files under
+ * prof_dir. 0 (launches may be 0), -1 on a malformed trace (printed). */
+int br_calib_trace_time(const char *prof_dir, const char *kernel, double *ns, long *launches);
 long br_calib_driver_power_mem(const char *name, const void *data, size_t len, int64_t **t,
                                double **w);
 

@@ -302,3 +302,16 @@ int br_calib_check_analysis_mem(const char *name, const void *data, size_t len,
 {
     return check_src(csv_open_mem(name, data, len), e, n, res);
 }
+
+int br_calib_analysis_value(const char *per_kernel_csv, const char *kernel,
+                            const char *const *cols, double *out)
+{
+    struct ctab t;
+    const char *used = NULL;
+    int rc = ctab_load(csv_open(per_kernel_csv), &t);
+    long row = rc == 0 ? find_kernel(&t, kernel) : -1;
+    int c = row >= 0 ? ctab_col_any(&t, cols, &used) : -1;
+    rc = c >= 0 && cell_num(&t, (size_t)row, c, out) && !isnan(*out) ? 0 : -1;
+    ctab_free(&t);
+    return rc;
+}

@@ -165,6 +165,46 @@ static int find_long(const char *prof_dir, const char *name, int64_t *start, int
     return rc;
 }
 
+/* Adds the launches of name in one trace (s closed here) to *ns / *launches. */
+static int trace_sum(struct csv_src *s, const char *name, double *ns, long *launches)
+{
+    if (!s)
+        return -1;
+    const char *line;
+    size_t len;
+    struct hdrcols h = { -1, -1, -1, 0 };
+    int rc = 0, got;
+    struct csv_span f[64];
+    while (rc == 0 && (got = csv_next_line(s, &line, &len)) > 0) {
+        if (h.ncols == 0) {
+            rc = trace_header(s, line, len, &h);
+            continue;
+        }
+        uint64_t a, b;
+        if (csv_split_free(line, len, h.ncols, h.name, f) != h.ncols)
+            continue;
+        if (span_is_kernel(&f[h.name], name) && csv_u64(&f[h.start], &a) == 0 &&
+            csv_u64(&f[h.end], &b) == 0 && b >= a) {
+            *ns += (double)(b - a);
+            (*launches)++;
+        }
+    }
+    csv_close(s);
+    return rc;
+}
+
+int br_calib_trace_time(const char *prof_dir, const char *kernel, double *ns, long *launches)
+{
+    char **files = rp_find_files(prof_dir, "kernel_trace.csv");
+    int rc = 0;
+    *ns = 0;
+    *launches = 0;
+    for (size_t i = 0; files[i] && rc == 0; i++)
+        rc = trace_sum(csv_open(files[i]), kernel, ns, launches);
+    rp_strv_free(files);
+    return rc;
+}
+
 /* ---- power series ---------------------------------------------------------------- */
 
 struct series { int64_t *t; double *w; size_t n, cap; };

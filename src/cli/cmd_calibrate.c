@@ -121,6 +121,8 @@ static void check_results(const struct br_calib_params *p, const char *pmc, cons
     else if (br_calib_check_analysis(csv, e, n, res) != 0)
         br_calib_result_add(res, "analysis: per_kernel_metrics.csv", "readable", "error", csv,
                             BR_CALIB_MISS, "could not read the analysis");
+    else if (prof)
+        br_calib_check_rates(csv, prof, res);
     if (prof && br_calib_check_power(prof, "calib_long", p->long_ms, res) != 0)
         br_calib_result_add(res, "power run", "readable", "error", prof, BR_CALIB_MISS,
                             "could not read the power run");

@@ -13,11 +13,13 @@ expect_exit 2 "bad vendor" -- "$BENCHRUN" calibrate --vendor intel
 expect_exit 2 "--power without --check" -- "$BENCHRUN" calibrate --power /x
 expect_exit 2 "stray argument" -- "$BENCHRUN" calibrate foo
 
-# gen DIR FLOP_FACTOR SHIFT_MS: a pmc folder with analysis/ and a power run.
+# gen DIR FLOP_FACTOR SHIFT_MS [RATE_FACTOR]: a pmc folder with analysis/ and a
+# power run; the FMA loops' TFLOP/s columns are FLOPs / their trace time x
+# RATE_FACTOR (1: a right time base).
 gen() {
-    python3 - "$1" "$2" "$3" <<'PY'
+    python3 - "$1" "$2" "$3" "${4:-1}" <<'PY'
 import os, sys
-d, f, shift = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]) * 1000000
+d, f, shift, tb = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]) * 1000000, float(sys.argv[4])
 n, reps = 1 << 27, 8
 threads = 1056 * 256 * 4                     # blocks x threads x launches
 fl = threads * 4096 * 8 * 2 * f
@@ -38,6 +40,11 @@ rows = [
     ["bf16_k", "bf16_k", 100, 20, "", "", "", "", gemm, 1e9, 1e9, "compute"],
     ["TOTAL", "TOTAL", 95, 50, 1e12, 1e12, fl, gemm, gemm, 1e11, 1e11, "memory"],
 ]
+fma_ns = 4 * 2_500_000                       # 4 launches of 2.5 ms in the trace
+cols += ["TFLOPs_FP64_VALU", "TFLOPs_FP32"]
+extra = {"calib_fma_f64": [fl / fma_ns / 1000 * tb, ""], "calib_fma_f32": ["", fl / fma_ns / 1000 * tb]}
+for r in rows:
+    r += extra.get(r[0], ["", ""])
 os.makedirs(f"{d}/pmc/analysis", exist_ok=True)
 with open(f"{d}/pmc/analysis/per_kernel_metrics.csv", "w") as fp:
     fp.write(",".join(cols) + "\n")
@@ -50,6 +57,10 @@ hdr = ("Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_
        "SGPR_Count,Workgroup_Size_X,Workgroup_Size_Y,Workgroup_Size_Z,Grid_Size_X,Grid_Size_Y,Grid_Size_Z")
 with open(f"{d}/prof/ktrace_calibrate/calibrate_9_kernel_trace.csv", "w") as fp:
     fp.write(",".join(f'"{h}"' for h in hdr.split(",")) + "\n")
+    for i, k in enumerate(["calib_fma_f64"] * 4 + ["calib_fma_f32"] * 4):
+        s0 = ks - 5_000_000_000 + i * 3_000_000
+        fp.write(f'"KERNEL_DISPATCH","Agent 0",1,7,9,{i + 2},2,"{k}",{i + 2},{s0},{s0 + 2_500_000},'
+                 '0,0,32,0,0,256,1,1,270336,1,1\n')
     fp.write(f'"KERNEL_DISPATCH","Agent 0",1,7,9,1,1,"calib_long",1,{ks},{ke},0,0,13,0,0,256,1,1,135168,1,1\n')
 with open(f"{d}/prof/profiling_result_calibrate_0.csv", "w") as fp:
     fp.write("device=0 backend=nvml interval_ms=1\n")
@@ -68,6 +79,8 @@ expect_exit 0 "check: all within tolerance" -- "$BENCHRUN" calibrate --check "$T
 expect_grep "^[0-9]+ checks: [0-9]+ ok, 0 missed" "$T/out" "summary line, no miss"
 expect_grep "^copy: DRAM read bytes +8.58993e\+09 ±2% +8.67583e\+09 \(\+1.000%\) +ok" "$T/out" "copy read bytes +1 %"
 expect_grep "long kernel: power rise vs start \(sampler telemetry\)" "$T/out" "power rise row"
+expect_grep "^FP32 FMA loop: TFLOP/s vs FLOPs / trace time +7.087 TFLOP/s ±5% .* 7.087 \(\+0.00%\) +ok" \
+    "$T/out" "FP32 rate matches FLOPs / trace time"
 expect_grep "register-limited: max warps per SM .* skip" "$T/out" "absent optional metric skipped"
 expect_grep "^\| DGEMM \(cuBLAS\): bound \| compute \| compute \| ok \| dgemm_k bound_mix \|" \
     "$T/good/out/calibration.md" "markdown table written"
@@ -78,6 +91,11 @@ expect_exit 1 "check: FLOPs +0.5 % and samples 300 ms late" -- "$BENCHRUN" calib
     --check "$T/bad/pmc" --power "$T/bad/prof" -o "$T/bad/out"
 expect_grep "^FP64 FMA loop: FLOPs .*\(\+0.500%\) +MISS" "$T/out" "FLOP miss"
 expect_grep "power rise vs start \(sampler telemetry\) .* MISS" "$T/out" "misaligned power rise"
+gen "$T/tb" 1.0 0 1.1
+expect_exit 1 "check: TFLOP/s 10 % off FLOPs / trace time" -- "$BENCHRUN" calibrate \
+    --check "$T/tb/pmc" --power "$T/tb/prof" -o "$T/tb/out"
+expect_grep "^FP64 FMA loop: TFLOP/s vs FLOPs / trace time .*\(\+10.00%\) +MISS" "$T/out" "time-base miss"
+expect_grep "^[0-9]+ checks: [0-9]+ ok, 2 missed" "$T/out" "only the two rate checks miss"
 expect_exit 1 "check: no analysis" -- "$BENCHRUN" calibrate --check "$T/none" -o "$T/none-out"
 expect_grep "no analysis to check" "$T/out" "missing analysis reported"
 
