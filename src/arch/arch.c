@@ -226,6 +226,22 @@ static int load_passes(struct ld *l, json_t *a)
     return 0;
 }
 
+static int load_instrumented(struct ld *l, json_t *a)
+{
+    if (!a)
+        return 0;
+    struct arch_profile *ap = l->ap;
+    return (ap->instr_prefix = str_list(l, a, "instrumented_counters", &ap->ninstr)) ? 0 : -1;
+}
+
+bool arch_counter_instrumented(const struct arch_profile *ap, const char *counter)
+{
+    for (int i = 0; i < ap->ninstr; i++)
+        if (!strncmp(counter, ap->instr_prefix[i], strlen(ap->instr_prefix[i])))
+            return true;
+    return false;
+}
+
 static int load_sets(struct ld *l, json_t *o)
 {
     struct arch_profile *ap = l->ap;
@@ -455,6 +471,7 @@ static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
         load_agent(l, json_object_get(root, "agent_info")) < 0 ||
         load_ints(l, json_object_get(root, "block_limits")) < 0 ||
         load_passes(l, json_object_get(root, "passes")) < 0 ||
+        load_instrumented(l, json_object_get(root, "instrumented_counters")) < 0 ||
         load_sets(l, json_object_get(root, "counter_sets")) < 0)
         return -1;
     if (!pn)
@@ -569,6 +586,7 @@ void arch_free(struct arch_profile *ap)
     for (int i = 0; i < ap->nsets; i++)
         strv_free_n(ap->set_passes[i], ap->set_len[i]);
     strv_free_n(ap->set_names, ap->nsets);
+    strv_free_n(ap->instr_prefix, ap->ninstr);
     free(ap->set_len);
     free(ap->set_passes);
     for (int i = 0; i < ap->nmetrics; i++)

@@ -84,11 +84,18 @@ struct arch_profile {
     int nagent; char **agent_cols, **agent_consts;   /* agent_info column -> constant */
     int nblocks; char **blocks; int *block_limit;
     int npasses; struct arch_pass *passes;
+    /* Counter-name prefixes collected by patching the kernel's code (CUPTI's
+     * SASS metrics): a pass with one runs its kernels slower, so the engine
+     * times its launches from the other passes (docs/arch-profile.md). */
+    int ninstr; char **instr_prefix;
     int nsets; char **set_names; int *set_len; char ***set_passes;
     int nmetrics; struct arch_metric *metrics;
     int nchecks; struct arch_check *checks;
     int nsyms; struct arch_sym *syms;
 };
+
+/* True when counter is collected by code patching (instrumented_counters). */
+bool arch_counter_instrumented(const struct arch_profile *ap, const char *counter);
 
 /* Loads and validates a profile. pass_names (NULL: the profile's passes)
  * are the passes per-pass metrics ("per_pass": true) are expanded over.

@@ -105,7 +105,7 @@ static bool ref_sums(const struct mx_ctx *x, const struct mx_refs *r, uint32_t k
         if (k >= ps->nkernels || !ps->crows[(size_t)k * ps->ncounters + c])
             continue;
         *sum += ps->csum[(size_t)k * ps->ncounters + c];
-        *dur += ps->dur_ns[k];
+        *dur += x->kdur[r->pc[i].p][k];
         any = true;
     }
     return any;
@@ -127,7 +127,7 @@ static void pass_totals(struct mx_ctx *x)
                 if (!ps->crows[i])
                     continue;
                 t->csum[c] += ps->csum[i];
-                t->cdur[c] += ps->dur_ns[k];
+                t->cdur[c] += x->kdur[p][k];
                 t->crows[c] += ps->crows[i];
             }
     }
@@ -291,6 +291,7 @@ static void ctx_release(struct mx_ctx *x)
     free(x->tot);
     free(x->metric_slot);
     free(x->var);
+    mx_time_base_release(x);
 }
 
 int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_run *run,
@@ -300,6 +301,7 @@ int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_r
     memset(res, 0, sizeof(*res));
     res->ap = ap;
     struct mx_ctx x = { .ap = ap, .run = run, .power = power, .opt = opt, .res = res };
+    mx_time_base(&x);
     mx_pick_rows(&x);
     if (res->nk == 0)
         mx_warn(res, "no kernel has counter data in any pass");

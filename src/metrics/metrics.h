@@ -52,6 +52,8 @@ struct mx_pass {
     double uncounted_pct;          /* % of trace time without counter rows */
     uint64_t lost_launches;        /* trace dispatches without counters + untimed */
     uint64_t truncated;
+    bool instrumented;             /* counters patch the code: out of the time spread */
+    double slowdown;               /* own kernel time / time base (timebase.c) */
     char *perf;                    /* --perf-regex match in the pass output, or NULL */
 };
 
@@ -68,7 +70,7 @@ struct mx_result {
     bool share_from_power;         /* time shares from the power-run trace */
     uint32_t npasses;
     struct mx_pass *pass;
-    double time_spread_pct;        /* (max - min) / mean of pass kernel times */
+    double time_spread_pct;        /* (max - min) / mean of uninstrumented pass kernel times */
     enum mx_clock_src clock_src;
     double clock_mhz;              /* NaN for the per-row fallback */
     uint32_t power_only_kernels;   /* power-run kernels with no counter data */

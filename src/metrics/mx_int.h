@@ -1,6 +1,7 @@
 /* mx_int.h - internals shared by the metric engine's files (engine.c: slots
  * and evaluation; rows.c: rows, engine variables, time shares, top kernels;
- * checks.c: METRICS.md §8 data checks). Not a public interface. */
+ * checks.c: METRICS.md §8 data checks; timebase.c: the kernel times rates
+ * divide by). Not a public interface. */
 #ifndef BR_METRICS_MX_INT_H
 #define BR_METRICS_MX_INT_H
 
@@ -32,7 +33,17 @@ struct mx_ctx {
     int clock_slot;             /* slot of clock_MHz, -1 */
     int eff_clock_metric;       /* eff_clock_MHz metric, -1 */
     double *var;                /* [(nk+1) * AV_COUNT] engine variables */
+    /* timebase.c: per pass, the kernel times (ns, [nkernels]) rates divide
+     * by; an instrumented pass's are taken from the other passes. */
+    const double **kdur;
+    double **kdur_owned;
+    double *pass_ns;            /* [npasses] Σ kdur */
+    bool *instrumented;         /* [npasses] */
 };
+
+/* timebase.c */
+void mx_time_base(struct mx_ctx *x);
+void mx_time_base_release(struct mx_ctx *x);
 
 /* engine.c: every slot of row r but the metric ones (NaN there). */
 void mx_fill_slots(const struct mx_ctx *x, uint32_t r, double *slot);

@@ -34,10 +34,12 @@ void mx_pick_rows(struct mx_ctx *x)
     mx_unique_names(res->shortname, res->nk);
 }
 
-/* Mean over the present passes of a kernel's time and launches (0 where the
+/* Mean over the present passes of a kernel's time (the time base: an
+ * instrumented pass's slowed kernels do not count) and launches (0 where the
  * kernel did not run in a pass). */
-static void pass_means(const struct rp_run *run, uint32_t kid, double *t, double *l)
+static void pass_means(const struct mx_ctx *x, uint32_t kid, double *t, double *l)
 {
+    const struct rp_run *run = x->run;
     uint32_t n = 0;
     *t = *l = 0;
     for (uint32_t p = 0; p < run->npasses; p++) {
@@ -46,7 +48,7 @@ static void pass_means(const struct rp_run *run, uint32_t kid, double *t, double
             continue;
         n++;
         if (kid < ps->nkernels) {
-            *t += ps->dur_ns[kid];
+            *t += x->kdur[p][kid];
             *l += (double)ps->launches[kid];
         }
     }
@@ -139,7 +141,7 @@ static void row_times(struct mx_ctx *x, struct rowvals *rv)
     const struct rp_power *pw = x->power;
     res->share_from_power = pw && pw->dur_ns_total > 0;
     for (uint32_t r = 0; r < res->nk; r++) {
-        pass_means(x->run, res->kid[r], &rv->t[r], &rv->l[r]);
+        pass_means(x, res->kid[r], &rv->t[r], &rv->l[r]);
         rv->T += rv->t[r];
         rv->L += rv->l[r];
     }

@@ -121,7 +121,7 @@ static void top(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 
 static void passes(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
-    char b[5][32];
+    char b[5][32], present[64];
     fprintf(fp, "## Per-pass checks\n\nKernel time spread across passes: %s%%\n\n",
             num(res->time_spread_pct, b[0]));
     fprintf(fp, "| pass | present | kernel time ms | launches | eff clock MHz | time without counters %% "
@@ -129,8 +129,12 @@ static void passes(FILE *fp, const struct mx_result *res, const struct wr_info *
             in->perf_regex ? " perf |" : "", in->perf_regex ? "---|" : "");
     for (uint32_t p = 0; p < res->npasses; p++) {
         const struct mx_pass *mp = &res->pass[p];
+        snprintf(present, sizeof(present), "%s", mp->present ? "yes" : "no");
+        if (mp->present && mp->instrumented)   /* its rates use the other passes' time */
+            snprintf(present, sizeof(present), "yes (instrumented: kernels %.3gx slower)",
+                     mp->slowdown);
         fprintf(fp, "| %s | %s | %s | %s | %s | %s | %llu | %llu |", mp->name,
-                mp->present ? "yes" : "no", num(mp->present ? mp->time_ms : NAN, b[0]),
+                present, num(mp->present ? mp->time_ms : NAN, b[0]),
                 num(mp->present ? mp->launches : NAN, b[1]), num(mp->eff_clock_MHz, b[2]),
                 num(mp->uncounted_pct, b[3]), (unsigned long long)mp->lost_launches,
                 (unsigned long long)mp->truncated);

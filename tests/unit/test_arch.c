@@ -153,6 +153,23 @@ static void test_max_waves(void **st)
     arch_free(ap);
 }
 
+/* gh100: CUPTI's SASS metrics patch the kernel code; hardware counters do not. */
+static void test_instrumented(void **st)
+{
+    (void)st;
+    struct arch_profile *ap = arch_load(BR_SOURCE_DIR "/share/benchrun/arch/gh100.json", NULL, 0);
+    assert_non_null(ap);
+    assert_true(arch_counter_instrumented(ap, "sm__sass_thread_inst_executed_op_dfma_pred_on.sum"));
+    assert_true(arch_counter_instrumented(ap, "smsp__sass_inst_executed.sum"));
+    assert_false(arch_counter_instrumented(ap, "smsp__inst_executed.sum"));
+    assert_false(arch_counter_instrumented(ap, "dram__bytes_read.sum"));
+    arch_free(ap);
+    ap = arch_load(PROFILE, NULL, 0);
+    assert_non_null(ap);
+    assert_false(arch_counter_instrumented(ap, "SQ_WAVES"));   /* gfx942: none */
+    arch_free(ap);
+}
+
 static void expect_load_error(const char *json, const char *msg)
 {
     char path[] = "/tmp/h2archXXXXXX.json";
@@ -190,6 +207,8 @@ static void test_malformed(void **st)
                       "\"counter_sets\":{}}", "passes: expected a non-empty array");
     expect_load_error("{\"arch\":\"t\",\"constants\":{},\"peaks\":{},\"block_limits\":{},\"passes\":[{\"name\":\"p\",\"counters\":[]}],"
                       "\"counter_sets\":{\"d\":[\"zz\"]}}", "counter_sets.d: unknown pass 'zz'");
+    expect_load_error(HEAD "\"instrumented_counters\":\"sm__sass_\"}", "instrumented_counters: expected an array");
+    expect_load_error(HEAD "\"instrumented_counters\":[\"a\",3]}", "instrumented_counters: item 1: expected a string");
     /* a counter of a known block that no pass collects is accepted */
     char path[] = "/tmp/h2archXXXXXX.json";
     int fd = mkstemps(path, 5);
@@ -210,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_max_waves),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_instrumented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,6 +382,56 @@ static void test_pass_checks(void **st)
     fx_free(&f);
 }
 
+/* A pass whose counters patch the kernel code (CUPTI's SASS metrics) runs
+ * every kernel slower with the same counts: its rates divide by the other
+ * passes' time per launch x its launches, and it is out of the time spread. */
+static void instrument(struct fx *f, const char *prefix)
+{
+    f->ap->instr_prefix = xcalloc(2, sizeof(char *));
+    f->ap->instr_prefix[0] = xstrdup(prefix);
+    f->ap->ninstr = 1;
+}
+
+static void test_instrumented_pass(void **st)
+{
+    (void)st;
+    struct fx f;
+    two_kernels(&f);
+    instrument(&f, "SQ_INSTS_VALU_ADD_F64");   /* only in pass 0 */
+    struct rp_pass *ps = &f.run.passes[0];
+    for (uint32_t k = 0; k < 2; k++)
+        ps->dur_ns[k] *= 15;
+    ps->dur_ns_total *= 15;
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    double ta = 0, la = 0, tb = 0, lb = 0;
+    for (int p = 1; p < 6; p++) {
+        ta += DA(p), la += 10 + p;
+        tb += DB(p), lb += 20 - p;
+    }
+    double a0 = ta / la * 10, b0 = tb / lb * 20;   /* pass 0 launches: 10 and 20 */
+    NEAR(val(&f, 0, "FP64_VALU_FLOP"), 608 * DA(0));
+    NEAR(val(&f, 0, "TFLOPs_FP64_VALU"), 608 * DA(0) / a0 / 1000);
+    assert_true(f.res.pass[0].instrumented);
+    assert_false(f.res.pass[1].instrumented);
+    NEAR(f.res.pass[0].slowdown, 15 * (DA(0) + DB(0)) / (a0 + b0));
+    double tmin = INFINITY, tmax = 0, tsum = 0;
+    for (int p = 1; p < 6; p++) {
+        double t = DA(p) + DB(p);
+        tmin = fmin(tmin, t), tmax = fmax(tmax, t), tsum += t;
+    }
+    NEAR(f.res.time_spread_pct, 100 * (tmax - tmin) / (tsum / 5));
+    assert_false(has_warning(&f.res, "instrumented", NULL));
+    fx_free(&f);
+
+    /* every pass instrumented: nothing to time them by, said so */
+    two_kernels(&f);
+    instrument(&f, "");
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    NEAR(val(&f, 0, "TFLOPs_FP64_VALU"), 0.608);
+    assert_true(has_warning(&f.res, "01_fp64_flops is instrumented", "slowed kernel time"));
+    fx_free(&f);
+}
+
 static void test_top_n_and_labels(void **st)
 {
     (void)st;
@@ -483,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_missing_pass_and_counter),
         cmocka_unit_test(test_over_limit),
         cmocka_unit_test(test_pass_checks),
+        cmocka_unit_test(test_instrumented_pass),
         cmocka_unit_test(test_top_n_and_labels),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_sampled_clock),
