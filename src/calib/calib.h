@@ -124,6 +124,8 @@ struct br_calib_rise {
     double baseline_W, plateau_W;
     int64_t rise_ns;            /* timestamp of the rise sample; -1 none */
     double delta_ms;            /* rise - kstart, ms (NaN when none) */
+    double low_delta_ms;        /* the sample before the rise - kstart, ms: the
+                                   half-level crossing lies between the two */
     double period_ms;           /* the source's refresh period (median gap
                                    between value changes), ms; NaN if unknown */
     size_t samples;             /* samples in [kstart - pre, kend) */
@@ -140,7 +142,10 @@ double br_calib_refresh_ms(const int64_t *t, const double *w, size_t n, bool eve
 
 /* Checks the power run folder: the long kernel (kernel name long_kernel) in
  * the kernel trace(s) under prof_dir lasts long_ms (0..+1 %), and the power
- * rises within one period of its start in the sampler's telemetry CSV and, when
+ * crosses half-way from baseline to plateau within one sample period of its
+ * start (the crossing lies between the last low and the first high sample: the
+ * first high one at most a period before the start, the last low one at most a
+ * period after it) in the sampler's telemetry CSV and, when
  * present, the driver's power samples (NVML). Results appended. 0, or -1 on an
  * unreadable folder (printed). */
 int br_calib_check_power(const char *prof_dir, const char *long_kernel, long long_ms,

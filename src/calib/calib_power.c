@@ -81,7 +81,7 @@ int br_calib_power_rise(const int64_t *t, const double *w, size_t n, int64_t kst
                         int64_t kend, int64_t pre_ns, struct br_calib_rise *out)
 {
     size_t nb, np;
-    *out = (struct br_calib_rise){ .rise_ns = -1, .delta_ms = NAN };
+    *out = (struct br_calib_rise){ .rise_ns = -1, .delta_ms = NAN, .low_delta_ms = NAN };
     out->baseline_W = window_median(t, w, n, kstart - pre_ns, kstart, &nb);
     out->plateau_W = window_median(t, w, n, kstart + (kend - kstart) / 2, kend, &np);
     for (size_t i = 0; i < n; i++)
@@ -90,11 +90,18 @@ int br_calib_power_rise(const int64_t *t, const double *w, size_t n, int64_t kst
     if (nb < 2 || np < 2)
         return -1;
     double half = out->baseline_W + 0.5 * (out->plateau_W - out->baseline_W);
+    size_t low = n;   /* last sample below half before the rise */
     for (size_t i = 0; i < n; i++) {
-        if (t[i] < kstart - pre_ns || t[i] >= kend || isnan(w[i]) || w[i] < half)
+        if (t[i] < kstart - pre_ns || t[i] >= kend || isnan(w[i]))
             continue;
+        if (w[i] < half) {
+            low = i;
+            continue;
+        }
         out->rise_ns = t[i];
         out->delta_ms = (double)(t[i] - kstart) / 1e6;
+        if (low < n)
+            out->low_delta_ms = (double)(t[low] - kstart) / 1e6;
         break;
     }
     return 0;
@@ -311,13 +318,17 @@ static void rise_result(struct br_calib_results *res, const char *what, const ch
     int rc = br_calib_power_rise(s->t, s->w, s->n, ks, ke, PRE_NS, &r);
     double period = every ? br_calib_refresh_ms(s->t, s->w, s->n, true) : r.period_ms;
     char *check = xasprintf("long kernel: power rise vs start (%s)", what);
-    char *exp = isnan(period) ? xstrdup("|delta| <= period (unknown)")
-                              : xasprintf("|delta| <= %.1f ms (period)", period);
+    char *exp = isnan(period) ? xstrdup("crossing within a period (unknown)")
+                              : xasprintf("crossing within %.1f ms (period)", period);
     char *meas = rc == 0 && r.rise_ns >= 0
-        ? xasprintf("%+.1f ms (%.0f -> %.0f W)", r.delta_ms, r.baseline_W, r.plateau_W)
+        ? xasprintf("%+.1f ms, sample before %+.1f ms (%.0f -> %.0f W)", r.delta_ms,
+                    r.low_delta_ms, r.baseline_W, r.plateau_W)
         : xasprintf("no step (%zu samples)", r.samples);
     bool step = rc == 0 && r.plateau_W - r.baseline_W >= 20.0;
-    bool ok = step && r.rise_ns >= 0 && !isnan(period) && fabs(r.delta_ms) <= period;
+    /* The crossing is only known to lie in (sample before, rise sample]: that
+     * interval must reach within one period of the start on either side. */
+    bool ok = step && r.rise_ns >= 0 && !isnan(period) && r.delta_ms >= -period &&
+              !isnan(r.low_delta_ms) && r.low_delta_ms <= period;
     br_calib_result_add(res, check, exp, meas, file, ok ? BR_CALIB_PASS : BR_CALIB_MISS,
                         ok ? NULL : !step ? "no power step of >= 20 W at the kernel"
                                           : "rise outside one period of the kernel start");

@@ -293,11 +293,26 @@ static void test_power_rise(void **state)
     assert_true(fabs(r.period_ms - 20.0) < 1e-9);
     assert_true(r.delta_ms >= 0 && r.delta_ms <= 20.0);
     assert_true(fabs(r.delta_ms - 17.0) < 1e-9);     /* next refresh at 1020 ms */
+    assert_true(fabs(r.low_delta_ms - 16.0) < 1e-9);  /* 1 ms samples: the one before */
     assert_true(r.baseline_W >= 100 && r.baseline_W <= 104);
     assert_true(r.plateau_W >= 400 && r.plateau_W <= 406);
     /* trace 200 ms late against the samples: rise 183 ms before the start */
     assert_int_equal(br_calib_power_rise(t, w, N, ks + 200000000LL, ke, 250000000LL, &r), 0);
     assert_true(fabs(r.delta_ms + 183.0) < 1e-9);
+    /* 20 ms samples (window averages: one half-way sample): the rise at the
+     * second sample after the start, +24 ms, the one before at +4 ms */
+    {
+        int64_t t2[80];
+        double w2[80];
+        for (int i = 0; i < 80; i++) {
+            t2[i] = t0 + (int64_t)i * 20000000;
+            w2[i] = i < 40 ? 125 : i == 40 ? 200 : 335;
+        }
+        int64_t s2 = t0 + 796000000LL;   /* 4 ms before sample 40 */
+        assert_int_equal(br_calib_power_rise(t2, w2, 80, s2, s2 + 700000000LL, 250000000LL, &r), 0);
+        assert_true(fabs(r.delta_ms - 24.0) < 1e-9);
+        assert_true(fabs(r.low_delta_ms - 4.0) < 1e-9);
+    }
     /* no samples before the kernel */
     assert_int_equal(br_calib_power_rise(t, w, N, t0, ke, 250000000LL, &r), -1);
     assert_true(r.rise_ns == -1 && isnan(r.delta_ms));
@@ -365,9 +380,9 @@ static void test_check_power(void **state)
             fail_msg("%s: %s (%s)", res.v[i].check, res.v[i].measured, res.v[i].expected);
     assert_string_equal(result(&res, "long kernel: duration in the trace")->measured, "1002.000 ms");
     assert_string_equal(result(&res, "long kernel: power rise vs start (NVML driver samples)")->expected,
-                        "|delta| <= 20.0 ms (period)");
+                        "crossing within 20.0 ms (period)");
     assert_string_equal(result(&res, "long kernel: power rise vs start (sampler telemetry)")->expected,
-                        "|delta| <= 100.0 ms (period)");
+                        "crossing within 100.0 ms (period)");
     br_calib_results_free(&res);
     free(dir);
     /* samples 300 ms late against the trace (a clock conversion error), and a
