@@ -23,7 +23,7 @@ d, f, shift, tb = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]) * 1000000, f
 n, reps = 1 << 27, 8
 threads = 1056 * 256 * 4                     # blocks x threads x launches
 fl = threads * 4096 * 8 * 2 * f
-gemm = 2 * 8192 ** 3 * 3
+gemm = 2 * 7680 ** 3 * 3
 cols = ["kernel", "kernel_full_name", "VALUUtilization_pct", "Occupancy_pct", "FP64_VALU_FLOP",
         "FP32_VALU_FLOP", "FP16_VALU_FLOP", "FP64_MFMA_FLOP", "BF16_MFMA_FLOP",
         "mem_read_bytes", "mem_write_bytes", "bound_mix"]

@@ -420,7 +420,7 @@ static void run_long(const struct params *p, int *out)
 
 int main(int argc, char **argv)
 {
-    struct params p = { 1L << 27, 8, 1056, 256, 4096, 4, 8192, 3, 1000, 600, 256, NULL };
+    struct params p = { 1L << 27, 8, 1056, 256, 4096, 4, 7680, 3, 1000, 600, 256, NULL };
     parse_args(argc, argv, &p);
     double t0 = wall_s();
     int *out;
