@@ -124,8 +124,8 @@ struct br_calib_rise {
     double baseline_W, plateau_W;
     int64_t rise_ns;            /* timestamp of the rise sample; -1 none */
     double delta_ms;            /* rise - kstart, ms (NaN when none) */
-    double low_delta_ms;        /* the sample before the rise - kstart, ms: the
-                                   half-level crossing lies between the two */
+    double low_delta_ms;        /* first sample of the last value below half
+                                   before the rise - kstart, ms (its refresh) */
     double period_ms;           /* the source's refresh period (median gap
                                    between value changes), ms; NaN if unknown */
     size_t samples;             /* samples in [kstart - pre, kend) */

@@ -90,12 +90,16 @@ int br_calib_power_rise(const int64_t *t, const double *w, size_t n, int64_t kst
     if (nb < 2 || np < 2)
         return -1;
     double half = out->baseline_W + 0.5 * (out->plateau_W - out->baseline_W);
-    size_t low = n;   /* last sample below half before the rise */
+    /* The last low value's first sample: a polled source repeats a value
+     * until it refreshes, so the crossing lies after that refresh, not after
+     * the last (stale) poll. */
+    size_t low = n;
     for (size_t i = 0; i < n; i++) {
         if (t[i] < kstart - pre_ns || t[i] >= kend || isnan(w[i]))
             continue;
         if (w[i] < half) {
-            low = i;
+            if (low == n || w[i] != w[low])
+                low = i;
             continue;
         }
         out->rise_ns = t[i];
@@ -320,15 +324,18 @@ static void rise_result(struct br_calib_results *res, const char *what, const ch
     char *check = xasprintf("long kernel: power rise vs start (%s)", what);
     char *exp = isnan(period) ? xstrdup("crossing within a period (unknown)")
                               : xasprintf("crossing within %.1f ms (period)", period);
+    /* The crossing is only known to lie in (last low refresh, rise sample];
+     * a value repeated over refreshes hides them, and the last one came at
+     * most a period before the rise. That interval must reach within one
+     * period of the start on either side. */
+    double low = fmax(r.low_delta_ms, r.delta_ms - period);
     char *meas = rc == 0 && r.rise_ns >= 0
-        ? xasprintf("%+.1f ms, sample before %+.1f ms (%.0f -> %.0f W)", r.delta_ms,
-                    r.low_delta_ms, r.baseline_W, r.plateau_W)
+        ? xasprintf("%+.1f ms, last low refresh %+.1f ms (%.0f -> %.0f W)", r.delta_ms, low,
+                    r.baseline_W, r.plateau_W)
         : xasprintf("no step (%zu samples)", r.samples);
     bool step = rc == 0 && r.plateau_W - r.baseline_W >= 20.0;
-    /* The crossing is only known to lie in (sample before, rise sample]: that
-     * interval must reach within one period of the start on either side. */
     bool ok = step && r.rise_ns >= 0 && !isnan(period) && r.delta_ms >= -period &&
-              !isnan(r.low_delta_ms) && r.low_delta_ms <= period;
+              !isnan(low) && low <= period;
     br_calib_result_add(res, check, exp, meas, file, ok ? BR_CALIB_PASS : BR_CALIB_MISS,
                         ok ? NULL : !step ? "no power step of >= 20 W at the kernel"
                                           : "rise outside one period of the kernel start");

@@ -293,7 +293,7 @@ static void test_power_rise(void **state)
     assert_true(fabs(r.period_ms - 20.0) < 1e-9);
     assert_true(r.delta_ms >= 0 && r.delta_ms <= 20.0);
     assert_true(fabs(r.delta_ms - 17.0) < 1e-9);     /* next refresh at 1020 ms */
-    assert_true(fabs(r.low_delta_ms - 16.0) < 1e-9);  /* 1 ms samples: the one before */
+    assert_true(fabs(r.low_delta_ms + 250.0) < 1e-9); /* one low value from the window start */
     assert_true(r.baseline_W >= 100 && r.baseline_W <= 104);
     assert_true(r.plateau_W >= 400 && r.plateau_W <= 406);
     /* trace 200 ms late against the samples: rise 183 ms before the start */
@@ -328,7 +328,9 @@ static const char ktrace_hdr[] =
     "\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\","
     "\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
 
-static void write_prof(const char *sub, int64_t kstart, int64_t kdur, int64_t shift)
+/* lag_ms: the sampler's power shows the step that many ms of refreshes late
+ * (the GPU ramping from idle: the refresh after the start still reads low). */
+static void write_prof_lag(const char *sub, int64_t kstart, int64_t kdur, int64_t shift, int lag_ms)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -347,7 +349,7 @@ static void write_prof(const char *sub, int64_t kstart, int64_t kdur, int64_t sh
     int64_t t0 = kstart - 1000000000LL + shift;
     for (int i = 0; i < 2200; i++) {
         int held = (i / 100) * 100;     /* value of the last refresh */
-        double wv = held >= 1000 ? 450 : 90;
+        double wv = held >= 1000 + lag_ms ? 450 : 90;
         sb_addf(&sb, "%lld,%.1f,nan,1980,40,50\n", (long long)(t0 + (int64_t)i * 1000000), wv + (i / 100) % 3);
     }
     p = xasprintf("%s/profiling_result_calibrate_0.csv", sub);
@@ -364,6 +366,11 @@ static void write_prof(const char *sub, int64_t kstart, int64_t kdur, int64_t sh
     free(write_tmp(p, sb.buf));
     free(p);
     sb_release(&sb);
+}
+
+static void write_prof(const char *sub, int64_t kstart, int64_t kdur, int64_t shift)
+{
+    write_prof_lag(sub, kstart, kdur, shift, 0);
 }
 
 static void test_check_power(void **state)
@@ -383,6 +390,16 @@ static void test_check_power(void **state)
                         "crossing within 20.0 ms (period)");
     assert_string_equal(result(&res, "long kernel: power rise vs start (sampler telemetry)")->expected,
                         "crossing within 100.0 ms (period)");
+    br_calib_results_free(&res);
+    free(dir);
+    /* as on the H200: the refresh 10 ms after the start still low, the next
+     * (+110 ms, over one period) high: the crossing lies in (+10, +110] */
+    write_prof_lag("prof-ramp", ks, 1002000000LL, 10000000LL, 100);
+    dir = fs_path_join(g_dir, "prof-ramp");
+    assert_int_equal(br_calib_check_power(dir, "calib_long", 1000, &res), 0);
+    assert_int_equal(br_calib_misses(&res), 0);
+    assert_string_equal(result(&res, "long kernel: power rise vs start (sampler telemetry)")->measured,
+                        "+110.0 ms, last low refresh +10.0 ms (91 -> 451 W)");
     br_calib_results_free(&res);
     free(dir);
     /* samples 300 ms late against the trace (a clock conversion error), and a
