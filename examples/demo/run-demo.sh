@@ -40,17 +40,24 @@ demo_vectors() {
     grep -E '^  "[a-z_]+": \[' "$VECTORS_JSON" | cut -c1-110
 }
 
-demo_real_vectors() {
-    # Real data: the power run of a PyTorch training step recorded on an H200
-    # (examples/h200-transformer/README.md), binned like any other run.
-    local src ex=$BENCHRUN_DEMO_RESULTS/h200-transformer
-    src=$(ls -d "$here"/../h200-transformer/prof-* | head -n 1)
+demo_real() {
+    # Real data: the counter run and the power run of a PyTorch training step
+    # recorded on an H200 (examples/h200-transformer/README.md), unpacked
+    # into the results folder, analyzed and binned like any other run.
+    local ex=$BENCHRUN_DEMO_RESULTS/h200-transformer pmc prof
     rm -rf "$ex"
     mkdir -p "$ex"
-    cp -r "$src/." "$ex/"
-    step "benchrun vectors $ex   (real power run: H200, PyTorch transformer step)"
-    "$benchrun" vectors "$ex" --label "H200 transformer training step"
-    REAL_VECTORS_JSON=$ex/sampling_vectors.json
+    tar -C "$ex" -xJf "$here/../h200-transformer/h200-transformer.tar.xz"
+    pmc=$(ls -d "$ex"/pmc-* | head -n 1)
+    prof=$(ls -d "$ex"/prof-* | head -n 1)
+    step "benchrun analyze $pmc --power $prof   (real counter + power run: H200, PyTorch transformer step)"
+    "$benchrun" analyze "$pmc" --power "$prof"
+    REAL_REPORT=$pmc/analysis/report.md
+    sed -n '/^## Top kernels/,/^Columns:/p' "$REAL_REPORT" | grep '^|' | head -n 8 \
+        | cut -d'|' -f2-3,14-15,25 | cut -c1-110
+    step "benchrun vectors $prof   (real power run)"
+    "$benchrun" vectors "$prof" --label "H200 transformer training step"
+    REAL_VECTORS_JSON=$prof/sampling_vectors.json
 }
 
 demo_power() {
@@ -84,7 +91,7 @@ main() {
     demo_plain
     demo_power
     demo_vectors
-    demo_real_vectors
+    demo_real
     demo_analyze
     step "done"
     echo "Results: $BENCHRUN_DEMO_RESULTS"
@@ -92,7 +99,8 @@ main() {
     echo "Power run: $POWER_DIR  (profiling_result_demo_0.csv: sim backend, clock_ref.txt, run.json)"
     echo "Vectors:   $VECTORS_JSON  (generated example)"
     echo "           $REAL_VECTORS_JSON  (real H200 power run)"
-    echo "Analysis:  $ANALYSIS_REPORT  (generated example counter run)"
+    echo "Analysis:  $REAL_REPORT  (real H200 counter run)"
+    echo "           $ANALYSIS_REPORT  (generated example counter run)"
 }
 
 main "$@"

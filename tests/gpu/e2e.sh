@@ -25,7 +25,7 @@ FINAL=${OUT:-$ROOT/gpu-out}
 W=$(mktemp -d)/e2e
 O=$W/logs
 STEPS=${STEPS:-5}
-WORKLOADS=${WORKLOADS:-transformer resnet18}
+WORKLOADS=${WORKLOADS-transformer resnet18}   # set and empty: calibration only
 EXAMPLE=${EXAMPLE:-transformer}
 mkdir -p "$O" "$FINAL"
 export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1

@@ -131,9 +131,10 @@ def alignment(prof):
     cj = sorted(glob.glob(os.path.join(prof, "**", "*_cupti.json"), recursive=True))
     j = load_json(cj[0]) if cj else None
     if j:
-        offs = [p.get("offset_ns") for p in j.get("points", []) if p.get("offset_ns") is not None]
+        clk = j.get("clock") or {}   # the companion's "clock" object (trace.c)
+        offs = [p.get("offset_ns") for p in clk.get("points", []) if p.get("offset_ns") is not None]
         spread = (max(offs) - min(offs)) / 1e3 if len(offs) > 1 else None
-        parts.append(f"CUPTI clock: drift {fmt(j.get('drift_ppm'), '.3f')} ppm, offset spread "
+        parts.append(f"CUPTI clock: drift {fmt(clk.get('drift_ppm'), '.4f')} ppm, offset spread "
                      f"{fmt(spread, '.1f')} us over {len(offs)} points")
     return "; ".join(parts)
 
