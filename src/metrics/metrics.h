@@ -48,6 +48,7 @@ struct mx_pass {
     const char *name;
     bool present;
     double time_ms, launches;      /* Σ over kernels with counters */
+    double comm_ms;                /* of time_ms, in NCCL/RCCL kernels (out of the spread) */
     double eff_clock_MHz;          /* whole-run clock_MHz_<pass>, NaN without GRBM */
     double uncounted_pct;          /* % of trace time without counter rows */
     uint64_t lost_launches;        /* trace dispatches without counters + untimed */
@@ -70,7 +71,8 @@ struct mx_result {
     bool share_from_power;         /* time shares from the power-run trace */
     uint32_t npasses;
     struct mx_pass *pass;
-    double time_spread_pct;        /* (max - min) / mean of uninstrumented pass kernel times */
+    double time_spread_pct;        /* (max - min) / mean of uninstrumented pass kernel
+                                      times, communication kernels left out */
     enum mx_clock_src clock_src;
     double clock_mhz;              /* NaN for the per-row fallback */
     uint32_t power_only_kernels;   /* power-run kernels with no counter data */

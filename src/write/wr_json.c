@@ -43,10 +43,11 @@ static json_t *checks_object(const struct mx_result *res)
     json_t *ps = json_array();
     for (uint32_t p = 0; p < res->npasses; p++) {
         const struct mx_pass *mp = &res->pass[p];
-        json_array_append_new(ps, json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
+        json_array_append_new(ps, json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
             "name", mp->name, "present", mp->present, "instrumented", mp->instrumented,
             "instrumented_slowdown", jnum(mp->instrumented ? mp->slowdown : NAN),
             "time_ms", jnum(mp->present ? mp->time_ms : NAN),
+            "comm_kernel_time_ms", jnum(mp->present ? mp->comm_ms : NAN),
             "launches", jnum(mp->present ? mp->launches : NAN),
             "eff_clock_MHz", jnum(mp->eff_clock_MHz), "uncounted_time_pct", jnum(mp->uncounted_pct),
             "lost_launches", (json_int_t)mp->lost_launches,

@@ -432,6 +432,36 @@ static void test_instrumented_pass(void **st)
     fx_free(&f);
 }
 
+/* NCCL kernels spin until every rank arrives: under profiling their time
+ * differs per pass (2 H200s, DDP: 312..1130 ms); the spread leaves them out. */
+static void test_comm_kernels_out_of_spread(void **st)
+{
+    (void)st;
+    static const char *const names[2] = { "kern_a", "ncclDevKernel_AllReduce_Sum_f32_RING_LL" };
+    struct fx f;
+    fx_init(&f, 2, names);
+    for (int p = 0; p < 6; p++) {
+        dur(&f, p, 0, 1e6, 10);
+        dur(&f, p, 1, 1e6 * (1 + p), 4);   /* waits 1..6 ms */
+    }
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    NEAR(f.res.time_spread_pct, 0);
+    assert_false(has_warning(&f.res, "differs", "across passes"));
+    NEAR(f.res.pass[3].comm_ms, 4);
+    NEAR(f.res.pass[3].time_ms, 5);
+    fx_free(&f);
+    /* the same wait in a compute kernel is a real difference */
+    static const char *const plain[2] = { "kern_a", "kern_wait" };
+    fx_init(&f, 2, plain);
+    for (int p = 0; p < 6; p++) {
+        dur(&f, p, 0, 1e6, 10);
+        dur(&f, p, 1, 1e6 * (1 + p), 4);
+    }
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_true(has_warning(&f.res, "differs", "across passes"));
+    fx_free(&f);
+}
+
 static void test_top_n_and_labels(void **st)
 {
     (void)st;
@@ -534,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_over_limit),
         cmocka_unit_test(test_pass_checks),
         cmocka_unit_test(test_instrumented_pass),
+        cmocka_unit_test(test_comm_kernels_out_of_spread),
         cmocka_unit_test(test_top_n_and_labels),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_sampled_clock),
