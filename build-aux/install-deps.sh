@@ -3,14 +3,14 @@
 # with are present. As root, installs what is missing with apt-get; otherwise
 # prints the exact command to run and fails.
 #   usage: build-aux/install-deps.sh [build|test|ci]
-#     build: compiler, cmake, pkg-config, jansson
+#     build: compiler, cmake, pkg-config, jansson, xz-utils
 #     test:  build + cmocka, python3 (test data generators)
 #     ci:    test + clang/libFuzzer runtime, numpy (independent binning
 #            reference), Slurm and munge (real one-node cluster tests)
 set -euo pipefail
 level=${1:-build}
 
-pkgs=(gcc make cmake pkg-config libjansson-dev)
+pkgs=(gcc make cmake pkg-config libjansson-dev xz-utils)   # xz: make demo unpacks the H200 example
 case "$level" in
   build) ;;
   test) pkgs+=(libcmocka-dev python3) ;;
