@@ -137,8 +137,16 @@ static bool span_is_kernel(const struct csv_span *f, const char *name)
     return (f->n == n || (f->n > n && f->p[n] == '(')) && memcmp(f->p, name, n) == 0;
 }
 
-/* First launch of name in one trace (s closed here): 1 found, 0 not, -1 error. */
-static int trace_find(struct csv_src *s, const char *name, int64_t *start, int64_t *end)
+/* Launches of one kernel found in kernel traces. */
+struct launches {
+    int64_t first_start, first_end;   /* the first launch seen */
+    double ns;                        /* Σ (End - Start) */
+    long n;
+};
+
+/* Adds the launches of name in one trace (s closed here) to acc; with
+ * first_only, stops at the first. 0, or -1 on a bad header. */
+static int trace_scan(struct csv_src *s, const char *name, bool first_only, struct launches *acc)
 {
     if (!s)
         return -1;
@@ -147,7 +155,7 @@ static int trace_find(struct csv_src *s, const char *name, int64_t *start, int64
     struct hdrcols h = { -1, -1, -1, 0 };
     int rc = 0, got;
     struct csv_span f[64];
-    while (rc == 0 && (got = csv_next_line(s, &line, &len)) > 0) {
+    while (rc == 0 && !(first_only && acc->n) && (got = csv_next_line(s, &line, &len)) > 0) {
         if (h.ncols == 0) {
             rc = trace_header(s, line, len, &h);
             continue;
@@ -155,64 +163,55 @@ static int trace_find(struct csv_src *s, const char *name, int64_t *start, int64
         uint64_t a, b;
         if (csv_split_free(line, len, h.ncols, h.name, f) != h.ncols)
             continue;   /* a cut last line: the reader of the analysis reports it */
-        if (span_is_kernel(&f[h.name], name) && csv_u64(&f[h.start], &a) == 0 &&
-            csv_u64(&f[h.end], &b) == 0) {
-            *start = (int64_t)a;
-            *end = (int64_t)b;
-            rc = 1;
+        if (!span_is_kernel(&f[h.name], name) || csv_u64(&f[h.start], &a) != 0 ||
+            csv_u64(&f[h.end], &b) != 0 || b < a)
+            continue;
+        if (!acc->n) {
+            acc->first_start = (int64_t)a;
+            acc->first_end = (int64_t)b;
         }
+        acc->ns += (double)(b - a);
+        acc->n++;
     }
     csv_close(s);
     return rc;
+}
+
+/* Every *kernel_trace.csv under prof_dir (first_only: until one launch). */
+static int scan_traces(const char *prof_dir, const char *name, bool first_only, struct launches *acc)
+{
+    char **files = rp_find_files(prof_dir, "kernel_trace.csv");
+    int rc = 0;
+    *acc = (struct launches){ 0 };
+    for (size_t i = 0; files[i] && rc == 0 && !(first_only && acc->n); i++)
+        rc = trace_scan(csv_open(files[i]), name, first_only, acc);
+    rp_strv_free(files);
+    return rc;
+}
+
+/* A first-only scan's result: 1 found (start, end set), 0 not, -1 error. */
+static int first_launch(int scan_rc, const struct launches *l, int64_t *start, int64_t *end)
+{
+    if (scan_rc < 0)
+        return -1;
+    *start = l->first_start;
+    *end = l->first_end;
+    return l->n > 0;
 }
 
 static int find_long(const char *prof_dir, const char *name, int64_t *start, int64_t *end)
 {
-    char **files = rp_find_files(prof_dir, "kernel_trace.csv");
-    int rc = 0;
-    for (size_t i = 0; files[i] && rc == 0; i++)
-        rc = trace_find(csv_open(files[i]), name, start, end);
-    rp_strv_free(files);
-    return rc;
-}
-
-/* Adds the launches of name in one trace (s closed here) to *ns / *launches. */
-static int trace_sum(struct csv_src *s, const char *name, double *ns, long *launches)
-{
-    if (!s)
-        return -1;
-    const char *line;
-    size_t len;
-    struct hdrcols h = { -1, -1, -1, 0 };
-    int rc = 0, got;
-    struct csv_span f[64];
-    while (rc == 0 && (got = csv_next_line(s, &line, &len)) > 0) {
-        if (h.ncols == 0) {
-            rc = trace_header(s, line, len, &h);
-            continue;
-        }
-        uint64_t a, b;
-        if (csv_split_free(line, len, h.ncols, h.name, f) != h.ncols)
-            continue;
-        if (span_is_kernel(&f[h.name], name) && csv_u64(&f[h.start], &a) == 0 &&
-            csv_u64(&f[h.end], &b) == 0 && b >= a) {
-            *ns += (double)(b - a);
-            (*launches)++;
-        }
-    }
-    csv_close(s);
-    return rc;
+    struct launches l;
+    int rc = scan_traces(prof_dir, name, true, &l);
+    return first_launch(rc, &l, start, end);
 }
 
 int br_calib_trace_time(const char *prof_dir, const char *kernel, double *ns, long *launches)
 {
-    char **files = rp_find_files(prof_dir, "kernel_trace.csv");
-    int rc = 0;
-    *ns = 0;
-    *launches = 0;
-    for (size_t i = 0; files[i] && rc == 0; i++)
-        rc = trace_sum(csv_open(files[i]), kernel, ns, launches);
-    rp_strv_free(files);
+    struct launches l;
+    int rc = scan_traces(prof_dir, kernel, false, &l);
+    *ns = l.ns;
+    *launches = l.n;
     return rc;
 }
 
@@ -300,7 +299,9 @@ static int read_driver(struct csv_src *src, struct series *s)
 int br_calib_trace_find_mem(const char *name, const void *data, size_t len, const char *kernel,
                             int64_t *start, int64_t *end)
 {
-    return trace_find(csv_open_mem(name, data, len), kernel, start, end);
+    struct launches l = { 0 };
+    int rc = trace_scan(csv_open_mem(name, data, len), kernel, true, &l);
+    return first_launch(rc, &l, start, end);
 }
 
 long br_calib_driver_power_mem(const char *name, const void *data, size_t len, int64_t **t,

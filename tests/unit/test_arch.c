@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "archeval.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -111,30 +112,12 @@ static void test_constants(void **st)
     arch_free(ap);
 }
 
-/* Evaluates metric `name` for one kernel with attributes only (counters NaN). */
+/* Metric `name` for one kernel from its attributes only (counters NaN). */
 static double metric_for(struct arch_profile *ap, const char *name, double vgpr, double agpr,
                          double lds, double wg)
 {
-    double *slot = xcalloc((size_t)ap->nsyms + 1, sizeof(*slot));
-    double *mv = xcalloc((size_t)ap->nmetrics + 1, sizeof(*mv));
     double attr[AA_COUNT] = { vgpr, agpr, 0, lds, 0, wg, 0 };
-    double r = NAN;
-    for (int m = 0; m < ap->nmetrics; m++) {
-        for (int i = 0; i < ap->nsyms; i++) {
-            const struct arch_sym *s = &ap->syms[i];
-            slot[i] = s->kind == AS_CONST ? ap->consts[s->index].value
-                    : s->kind == AS_ATTR ? attr[s->index]
-                    : s->kind == AS_METRIC ? mv[s->index] : NAN;
-        }
-        mv[m] = ap->metrics[m].expr ? ex_eval(ap->metrics[m].expr, slot) : NAN;
-        if (!strcmp(ap->metrics[m].name, name)) {
-            r = mv[m];
-            break;
-        }
-    }
-    free(slot);
-    free(mv);
-    return r;
+    return metric_eval(ap, name, attr, NULL, NAN);
 }
 
 static void test_max_waves(void **st)

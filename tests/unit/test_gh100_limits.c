@@ -13,48 +13,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "arch/arch.h"
-#include "arch/expr.h"
-#include "util/xalloc.h"
+#include "archeval.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *PROFILE = BR_SOURCE_DIR "/share/benchrun/arch/gh100.json";
-
-/* A counter's rate per ns for metric_for (NULL name: end of list). */
-struct rate { const char *counter; double per_ns; };
-
-/* Metric `name` for one kernel from its attributes, counter rates (others
- * NaN) and the clock. */
-static double metric_for(struct arch_profile *ap, const char *name, const double *attr,
-                         const struct rate *rates, double clock_mhz)
-{
-    double *slot = xcalloc((size_t)ap->nsyms + 1, sizeof(*slot));
-    double *mv = xcalloc((size_t)ap->nmetrics + 1, sizeof(*mv));
-    double r = NAN;
-    for (int m = 0; m < ap->nmetrics; m++) {
-        for (int i = 0; i < ap->nsyms; i++) {
-            const struct arch_sym *s = &ap->syms[i];
-            slot[i] = s->kind == AS_CONST ? ap->consts[s->index].value
-                    : s->kind == AS_ATTR ? attr[s->index]
-                    : s->kind == AS_METRIC ? mv[s->index]
-                    : s->kind == AS_VAR && s->index == AV_CLOCK_MHZ ? clock_mhz : NAN;
-            for (const struct rate *c = rates; s->kind == AS_RATE && c && c->counter; c++)
-                if (!strcmp(c->counter, s->name))
-                    slot[i] = c->per_ns;
-        }
-        mv[m] = ap->metrics[m].expr ? ex_eval(ap->metrics[m].expr, slot) : NAN;
-        if (!strcmp(ap->metrics[m].name, name)) {
-            r = mv[m];
-            break;
-        }
-    }
-    free(slot);
-    free(mv);
-    return r;
-}
 
 static double limit_for(struct arch_profile *ap, const char *name, double regs, double smem,
                         double threads)
@@ -63,7 +28,7 @@ static double limit_for(struct arch_profile *ap, const char *name, double regs, 
     attr[AA_VGPR] = regs;
     attr[AA_LDS] = smem;
     attr[AA_WG_SIZE] = threads;
-    return metric_for(ap, name, attr, NULL, NAN);
+    return metric_eval(ap, name, attr, NULL, NAN);
 }
 
 #define WARPS(regs, smem, threads, want)                                                  \
@@ -105,9 +70,9 @@ static void test_tensor_pipe(void **st)
     assert_non_null(ap);
     double attr[AA_COUNT] = { 0 };
     struct rate all[] = { { "sm__pipe_tensor_cycles_active.sum", 1.98 * 132 * 4 }, { NULL, 0 } };
-    assert_true(fabs(metric_for(ap, "MfmaUtil_pct", attr, all, 1980) - 100.0) < 1e-9);
+    assert_true(fabs(metric_eval(ap, "MfmaUtil_pct", attr, all, 1980) - 100.0) < 1e-9);
     struct rate gemm[] = { { "sm__pipe_tensor_cycles_active.sum", 2.76 * 1.98 * 132 }, { NULL, 0 } };
-    assert_true(fabs(metric_for(ap, "MfmaUtil_pct", attr, gemm, 1980) - 69.0) < 1e-9);
+    assert_true(fabs(metric_eval(ap, "MfmaUtil_pct", attr, gemm, 1980) - 69.0) < 1e-9);
     arch_free(ap);
 }
 
