@@ -523,9 +523,11 @@ static int func_attr(CUfunction f, CUfunction_attribute a, bool have_dev, CUdevi
  * (the launch's context is current in its launch callback). */
 void brc_rp_on_function(CUcontext ctx, CUfunction f)
 {
-    static CUfunction last;
-    static CUcontext last_ctx;
-    static int regs, smem, local;
+    /* per thread: launch callbacks come from several threads (PyTorch's
+     * autograd thread), each caching its last function's attributes */
+    static __thread CUfunction last;
+    static __thread CUcontext last_ctx;
+    static __thread int regs, smem, local;
     struct rp_ctx *c = tls_open_ctx;
     if (brc.finished || !ctx || !f || !c || c->failed || c->ctx != ctx || tls_open_idx >= c->nlaunch)
         return;
