@@ -109,6 +109,14 @@ static void test_constants(void **st)
     /* agent_info override: N_SIMD follows N_CU (CPX partition). */
     assert_int_equal(arch_set_const(ap, "N_CU", 38, "agent_info Cu_Count"), 0);
     assert_true(arch_const(ap, "N_SIMD") == 152);
+    /* ... and the compute peaks are the partition's: 38/304 of the device's
+     * (METRICS.md §1: 304 CU x FLOP/clk/CU x 2.1 GHz); memory stays */
+    assert_true(fabs(arch_const(ap, "PEAK_FP64_VALU") - 81.7 / 8) < 1e-12);
+    assert_true(fabs(arch_const(ap, "PEAK_BF16_MFMA") - 1307.4 / 8) < 1e-12);
+    assert_true(arch_const(ap, "PEAK_MEM_BW") == 5.3);
+    /* a lower maximum engine clock scales them too */
+    assert_int_equal(arch_set_const(ap, "F_BOOST_MHZ", 1050, "agent_info Max_Engine_Clk_Fcompute"), 0);
+    assert_true(fabs(arch_const(ap, "PEAK_F8_MFMA") - 2614.9 / 16) < 1e-12);
     arch_free(ap);
 }
 
