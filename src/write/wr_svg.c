@@ -4,10 +4,12 @@
  * the power-run timeline (socket power W and gfx clock MHz of each telemetry
  * file, min/max-decimated to <= 2 points per pixel column, above the merged
  * kernel-busy intervals; x = CLOCK_BOOTTIME seconds from the first kernel
- * start) and bar charts of the sampling_vectors.json vectors (METRICS.md §9).
+ * start, of each node on a multi-node run: CLOCK_BOOTTIME is per node,
+ * read/nodepath.h) and bar charts of the sampling_vectors.json vectors (METRICS.md §9).
  * Units: TB/s x FLOP/B = TFLOP/s. */
 #include "write/wr_html.h"
 
+#include "read/nodepath.h"
 #include "read/telemetry.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -251,15 +253,17 @@ void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info
  * lines (the file is streamed twice; memory does not grow with its length). */
 struct tline {
     char *path, *name;
-    double first, last;         /* s from the first kernel start */
+    int64_t k0;                 /* its node's first kernel start, ns */
+    double first, last;         /* s from k0 */
     uint64_t rows;
     size_t k[2];                /* points of [0] power (W), [1] gfx clock (MHz) */
     double *x[2], *y[2];        /* room for 2 * TL_BUCKETS each */
 };
 
 /* Pass 1 (decs NULL): span and rows. Pass 2: decimated lines into decs. */
-static int tline_scan(struct tline *l, int64_t k0, struct dec *decs)
+static int tline_scan(struct tline *l, struct dec *decs)
 {
+    int64_t k0 = l->k0;
     struct br_telem *t = br_telem_open(l->path);
     if (!t)
         return -1;
@@ -279,7 +283,7 @@ static int tline_scan(struct tline *l, int64_t k0, struct dec *decs)
     return rc < 0 ? -1 : 0;
 }
 
-static int tline_decimate(struct tline *l, int64_t k0, double t0, double t1)
+static int tline_decimate(struct tline *l, double t0, double t1)
 {
     struct dec d[2];
     for (int i = 0; i < 2; i++) {
@@ -287,7 +291,7 @@ static int tline_decimate(struct tline *l, int64_t k0, double t0, double t1)
         l->y[i] = xmalloc(2 * TL_BUCKETS * sizeof(double));
         dec_init(&d[i], t0, t1, TL_BUCKETS, l->x[i], l->y[i]);
     }
-    int rc = tline_scan(l, k0, d);
+    int rc = tline_scan(l, d);
     for (int i = 0; i < 2; i++) {
         dec_flush(&d[i]);
         l->k[i] = d[i].k;
@@ -335,25 +339,73 @@ static void tl_panel(FILE *fp, const struct tline *l, size_t nl, int s, double t
         tl_poly(fp, &l[f], s, t0, t1, lo, hi, top, h, colors[f % NCOLORS]);
 }
 
-/* Merged busy intervals as rects, adjacent ones within half a pixel joined. */
-static void tl_busy(FILE *fp, const struct rp_power *pw, double t0, double t1, double top)
+/* ---- node origins: CLOCK_BOOTTIME counts from each node's boot ---- */
+
+/* The telemetry files' nodes (NULL: one-node run, or unknown). */
+struct tl_nodes {
+    size_t n;
+    char **node;                /* [n] per telemetry file */
+};
+
+/* First kernel start (ns) of the GPUs whose trace lies in node's folder
+ * (ktrace_<tag>/<node>/); the run's first start for NULL or no match. */
+static int64_t node_origin(const struct wr_info *in, const char *node)
 {
-    double s = -1, e = -1, k = TL_W / (t1 - t0);
+    const struct rp_power *pw = in->power;
+    int64_t k0 = INT64_MAX;
+    for (uint32_t g = 0; node && g < pw->ngpus; g++)
+        if (rp_path_in_node(in->power_path, pw->files[pw->gpu[g].file], node))
+            k0 = pw->gpu[g].first_start < k0 ? pw->gpu[g].first_start : k0;
+    return k0 == INT64_MAX ? pw->first_start : k0;
+}
+
+/* Origin of GPU g's intervals: that of the telemetry node its trace is in. */
+static int64_t gpu_origin(const struct wr_info *in, const struct tl_nodes *nd, uint32_t g)
+{
+    const char *file = in->power->files[in->power->gpu[g].file];
+    for (size_t f = 0; f < nd->n; f++)
+        if (nd->node[f] && rp_path_in_node(in->power_path, file, nd->node[f]))
+            return node_origin(in, nd->node[f]);
+    return in->power->first_start;
+}
+
+/* Longest kernel window of a GPU from its node's origin, s. */
+static double tl_window(const struct wr_info *in, const struct tl_nodes *nd)
+{
+    const struct rp_power *pw = in->power;
+    double w = 0;
+    for (uint32_t g = 0; g < pw->ngpus; g++)
+        w = fmax(w, (double)(pw->gpu[g].last_end - gpu_origin(in, nd, g)) / 1e9);
+    return pw->ngpus ? w : (double)(pw->last_end - pw->first_start) / 1e9;
+}
+
+/* Merged busy intervals of each GPU as rects (from its node's origin),
+ * adjacent ones within half a pixel joined. */
+static void tl_busy(FILE *fp, const struct wr_info *in, const struct tl_nodes *nd, double t0,
+                    double t1, double top)
+{
+    const struct rp_power *pw = in->power;
+    double k = TL_W / (t1 - t0);
     fprintf(fp, "<text x='%.1f' y='%.1f' text-anchor='end'>busy</text>\n", TL_X0 - 4, top + 12);
-    for (size_t i = 0; i <= pw->nbusy_iv; i++) {
-        double a = 0, b = 0;
-        if (i < pw->nbusy_iv) {
-            a = TL_X0 + ((double)(pw->busy_iv[2 * i] - pw->first_start) / 1e9 - t0) * k;
-            b = TL_X0 + ((double)(pw->busy_iv[2 * i + 1] - pw->first_start) / 1e9 - t0) * k;
-            if (s >= 0 && a >= s && a <= e + 0.5) {
-                e = fmax(e, b);
-                continue;
+    for (uint32_t g = 0; g < pw->ngpus; g++) {
+        const struct rp_gpu_busy *gb = &pw->gpu[g];
+        int64_t k0 = gpu_origin(in, nd, g);
+        double s = -1, e = -1;
+        for (size_t i = gb->iv_first; i <= gb->iv_first + gb->iv_n; i++) {
+            double a = 0, b = 0;
+            if (i < gb->iv_first + gb->iv_n) {
+                a = TL_X0 + ((double)(pw->busy_iv[2 * i] - k0) / 1e9 - t0) * k;
+                b = TL_X0 + ((double)(pw->busy_iv[2 * i + 1] - k0) / 1e9 - t0) * k;
+                if (s >= 0 && a >= s && a <= e + 0.5) {
+                    e = fmax(e, b);
+                    continue;
+                }
             }
+            if (s >= 0)
+                fprintf(fp, "<rect class='busy' x='%.1f' y='%.1f' width='%.2f' height='16' "
+                            "fill='#f0a030'/>\n", s, top, fmax(e - s, 0.5));
+            s = a, e = b;
         }
-        if (s >= 0)
-            fprintf(fp, "<rect class='busy' x='%.1f' y='%.1f' width='%.2f' height='16' "
-                        "fill='#f0a030'/>\n", s, top, fmax(e - s, 0.5));
-        s = a, e = b;
     }
 }
 
@@ -369,26 +421,42 @@ static void tl_ticks(FILE *fp, double t0, double t1)
     }
 }
 
-static int tl_load(const struct wr_info *in, struct tline **out, size_t *nl)
+static int tl_load(const struct wr_info *in, struct tl_nodes *nd, struct tline **out, size_t *nl)
 {
     size_t n = 0;
     while (in->telemetry && in->telemetry[n])
         n++;
     n = n > NCOLORS ? NCOLORS : n;
     struct tline *l = xcalloc(n + 1, sizeof(*l));
+    nd->n = n;
+    nd->node = xcalloc(n + 1, sizeof(*nd->node));
     int rc = 0;
     for (size_t f = 0; f < n && rc == 0; f++) {
         const char *b = strrchr(in->telemetry[f], '/');
         l[f].path = in->telemetry[f];
         l[f].name = xstrdup(b ? b + 1 : in->telemetry[f]);
-        rc = tline_scan(&l[f], in->power->first_start, NULL);
+        nd->node[f] = rp_telem_node(in->telemetry[f]);
+        l[f].k0 = node_origin(in, nd->node[f]);
+        rc = tline_scan(&l[f], NULL);
     }
     *out = l, *nl = n;
     return rc;
 }
 
-static void tl_free(struct tline *l, size_t n)
+/* True when the files' origins differ (a multi-node run): the caption says so. */
+static bool tl_per_node(const struct tline *l, size_t n)
 {
+    for (size_t f = 1; f < n; f++)
+        if (l[f].k0 != l[0].k0)
+            return true;
+    return false;
+}
+
+static void tl_free(struct tline *l, size_t n, struct tl_nodes *nd)
+{
+    for (size_t f = 0; f < nd->n; f++)
+        free(nd->node[f]);
+    free(nd->node);
     for (size_t f = 0; f < n; f++) {
         free(l[f].name);
         for (int i = 0; i < 2; i++)
@@ -418,23 +486,26 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
 {
     struct tline *l;
     size_t nl;
-    int rc = tl_load(in, &l, &nl);
-    double t0 = 0, t1 = (double)(in->power->last_end - in->power->first_start) / 1e9;
+    struct tl_nodes nd;
+    int rc = tl_load(in, &nd, &l, &nl);
+    double t0 = 0, t1 = tl_window(in, &nd);
     fputs("<h2>Power run timeline</h2>\n", fp);
     if (rc == 0)
         tl_span(fp, l, nl, t1, &t0, &t1);
     for (size_t f = 0; rc == 0 && f < nl; f++)
         if (l[f].rows)
-            rc = tline_decimate(&l[f], in->power->first_start, t0, t1);
+            rc = tline_decimate(&l[f], t0, t1);
     if (rc == 0 && nl && t1 > t0) {
         fprintf(fp, "<p>Telemetry of each file (one color per GPU; min/max per pixel column so "
                     "spikes stay visible) and the merged kernel-busy intervals of the power-run "
-                    "trace (orange); x: CLOCK_BOOTTIME seconds from the first kernel start, "
+                    "trace (orange); x: CLOCK_BOOTTIME seconds from the first kernel start%s, "
                     "%.4g to %.4g s.</p>\n<svg class=timeline width='1100' height='420' "
-                    "font-size='12'>\n", t0, t1);
+                    "font-size='12'>\n",
+                tl_per_node(l, nl) ? " of each node (each node's clock counts from its own boot)"
+                                   : "", t0, t1);
         tl_panel(fp, l, nl, 0, t0, t1, 10, 170);
         tl_panel(fp, l, nl, 1, t0, t1, 200, 150);
-        tl_busy(fp, in->power, t0, t1, 365);
+        tl_busy(fp, in, &nd, t0, t1, 365);
         tl_ticks(fp, t0, t1);
         double z = TL_X0 - t0 / (t1 - t0) * TL_W;   /* first kernel start */
         fprintf(fp, "<line x1='%.1f' y1='10' x2='%.1f' y2='385' stroke='#f0a030' "
@@ -448,7 +519,7 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
     } else if (rc == 0) {
         fputs("<p>no telemetry samples</p>\n", fp);
     }
-    tl_free(l, nl);
+    tl_free(l, nl, &nd);
     return rc;
 }
 

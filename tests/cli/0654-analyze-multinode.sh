@@ -6,8 +6,10 @@
 # telemetry and trace shifted by 3 days with its gfx clock set to 1700 MHz.
 # Each node's samples are matched against its own kernel intervals
 # (ktrace_<tag>/<node>/): twice the one-node in-kernel samples, mean clock
-# (one-node clock + 1700) / 2. Without nodeB's trace folder its samples count for
-# nothing (warning), and the clock is nodeA's.
+# (one-node clock + 1700) / 2; report.html draws both nodes' telemetry, each
+# from its own first kernel start, on a window as long as one node's. Without
+# nodeB's trace folder its samples count for nothing (warning), and the clock
+# is nodeA's.
 . "$(dirname "$0")/lib.sh"
 unset SLURM_JOB_ID SLURM_NTASKS SLURM_LOCALID ROCR_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
 app=$BR_BINARY_DIR/tests/demo_workload
@@ -83,6 +85,13 @@ expect_exit 0 "analyze, two nodes 3 days apart" -- "$BENCHRUN" analyze "$pmc" --
 check "two nodes: each node's in-kernel samples" "$((2 * n1))" "$(json "$T/a2/summary.json" 'j["clock"]["samples_in_kernels"]')"
 check "two nodes: mean of nodeA's clock ($c1) and nodeB's 1700 MHz" "True" "$(json "$T/a2/summary.json" "abs(j['clock']['sampled'] - ($c1 + 1700) / 2) < 1e-6")"
 check "GPU busy per (file, agent)" "2" "$(json "$T/a2/summary.json" 'len(j["power_run"]["GPU_busy_pct_per_gpu"])')"
+H=$T/a2/report.html
+expect_no_grep "not drawn" "$H" "html: both nodes' telemetry drawn"
+expect_grep "from the first kernel start of each node" "$H" "html: per-node origin said"
+check "html: one power line per node" "2" "$(grep -c "<polyline" <(sed -n '/class=timeline/,/<\/svg>/p' "$H") | awk '{print ($1 >= 2) ? 2 : $1}')"
+span=$(sed -n 's/.*each node.s clock counts from its own boot), \([-0-9.e+]*\) to \([-0-9.e+]*\) s.*/\1 \2/p' "$H")
+check "html: window of one node (seconds), not 3 days" "True" \
+    "$(python3 -c 'import sys; a, b = map(float, sys.argv[1:3]); print(b - a < 3600)' $span)"
 
 rm -r "$Q/ktrace_fake/nodeB"
 expect_exit 0 "analyze, nodeB without its trace folder" -- "$BENCHRUN" analyze "$pmc" --power "$Q" -o "$T/a3"
