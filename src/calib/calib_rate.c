@@ -2,8 +2,8 @@
  * loops in the analysis against FLOPs / kernel time in the power run's trace.
  *
  * Owns: the rate-check table and its results. The analysis divides FLOPs by
- * the kernel time of the counter runs (NVIDIA: pass 02's, the SASS pass runs
- * patched code; AMD: the pass's own); the power run's trace times the same
+ * the kernel time of the counter runs (the pass's own; NVIDIA's SASS pass runs
+ * patched code and is timed from the other passes, src/metrics/timebase.c); the power run's trace times the same
  * launches unprofiled. A compute-bound FMA loop runs the same speed in both,
  * so a wrong time base (units, a pass's time, a clock domain) shows up as a
  * ratio far from 1. Tolerance ±5 % (profiling overhead per launch is small
