@@ -29,4 +29,19 @@ static inline void msgcap_stop(void)
     sb_release(&g_msgs);
 }
 
+/* The same as cmocka fixtures around a test or a group. */
+static inline int msgcap_setup(void **state)
+{
+    (void)state;
+    msgcap_start();
+    return 0;
+}
+
+static inline int msgcap_teardown(void **state)
+{
+    (void)state;
+    msgcap_stop();
+    return 0;
+}
+
 #endif

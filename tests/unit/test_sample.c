@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,18 +376,11 @@ static void test_clock_ref(void **state)
     free(t);
 }
 
-static char *tmpdir(void)
-{
-    char *d = xstrdup("/tmp/br_test_sample.XXXXXX");
-    assert_non_null(mkdtemp(d));
-    return d;
-}
-
 /* The loop without a command (duration mode) under sim: two GPUs, stats. */
 static void test_sampler_sim_duration(void **state)
 {
     (void)state;
-    char *dir = tmpdir();
+    char *dir = tmpdir_new("test_sample");
     int gpus[] = { 0, 3 };
     struct br_sampler_config cfg = {
         .ops = &br_sampler_sim, .gpus = gpus, .ngpus = 2, .interval_ns = 2000000,
@@ -419,7 +414,7 @@ static void test_sampler_sim_duration(void **state)
 static void test_sampler_command_status(void **state)
 {
     (void)state;
-    char *dir = tmpdir();
+    char *dir = tmpdir_new("test_sample");
     int gpu = 0;
     char *const ok[] = { "sh", "-c", "exit 3", NULL };
     char *const missing[] = { "/nonexistent/benchrun-no-such-cmd", NULL };

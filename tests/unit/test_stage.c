@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +26,6 @@
 static void quiet(void *ctx, int w, const char *m)
 {
     (void)ctx; (void)w; (void)m;
-}
-
-static char *tmpdir(void)
-{
-    char *d = xstrdup("/tmp/br_test_stage.XXXXXX");
-    assert_non_null(mkdtemp(d));
-    return d;
 }
 
 static void test_gpu_names(void **state)
@@ -94,7 +89,7 @@ static void test_job_id_and_run_dir(void **state)
     free(id);
     unsetenv("SLURM_JOB_ID");
 
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_stage");
     char *res = fs_path_join(d, "a/b/results"), *r1 = NULL, *r2 = NULL, *r3 = NULL;
     assert_int_equal(br_run_dir_create(res, "plain", "9", &r1), 0);
     assert_int_equal(br_run_dir_create(res, "plain", "9", &r2), 0);
@@ -164,7 +159,7 @@ static void test_launcher(void **state)
 static void test_exec(void **state)
 {
     (void)state;
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_stage");
     char *log = fs_path_join(d, "log.txt");
     struct strv a;
     strv_init(&a);
@@ -233,7 +228,7 @@ static void test_rocprofv3_argv(void **state)
     free(q);
     strv_free(&a);
 
-    char *d = tmpdir();                  /* 6.2: an input file instead of --pmc */
+    char *d = tmpdir_new("test_stage");                  /* 6.2: an input file instead of --pmc */
     req.dir = d;
     req.tool_version = "6.2";
     req.per_process = false;
@@ -258,7 +253,7 @@ static void test_rocprofv3_argv(void **state)
 static void test_passes_and_version(void **state)
 {
     (void)state;
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_stage");
     char *f = fs_path_join(d, "set.json");
     const char js[] = "{\"passes\": [{\"name\": \"a\", \"counters\": [\"X\", \"Y\"]},"
                       " {\"name\": \"b\", \"counters\": [\"Z\"]}]}";

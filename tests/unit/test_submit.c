@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,13 +189,6 @@ static void test_pmc_time_limit(void **state)
     assert_null(lim);
 }
 
-static char *tmpdir(void)
-{
-    char tmpl[] = "/tmp/test_submit.XXXXXX";
-    assert_non_null(mkdtemp(tmpl));
-    return xstrdup(tmpl);
-}
-
 static void write_text(const char *dir, const char *rel, const char *text)
 {
     char *path = fs_path_join(dir, rel);
@@ -208,7 +203,7 @@ static void write_text(const char *dir, const char *rel, const char *text)
 static void test_find_plain(void **state)
 {
     (void)state;
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_submit");
     struct br_plain_run r;
     assert_int_equal(br_submit_find_plain(d, &r), 1);
     assert_null(r.run);
@@ -245,7 +240,7 @@ static void test_find_plain(void **state)
 static void test_record(void **state)
 {
     (void)state;
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_submit");
     struct br_submit_params p = params();
     p.results_dir = d;
     struct br_submit_job j[2];
@@ -290,7 +285,7 @@ static void test_record(void **state)
 static void test_pmc_passes(void **state)
 {
     (void)state;
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_submit");
     write_text(d, "mine.json", "{\"passes\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}");
     write_text(d, "share/arch/gfxT.json",
                "{\"passes\": [{}, {}, {}, {}, {}, {}, {}], \"counter_sets\": "
@@ -335,7 +330,7 @@ static void test_pmc_passes(void **state)
 static void test_script_time(void **state)
 {
     (void)state;
-    char *d = tmpdir();
+    char *d = tmpdir_new("test_submit");
     write_text(d, "a.sbatch", "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --time=01:00:00\n"
                               "# comment\nexec true\n");
     write_text(d, "b.sbatch", "#!/bin/bash\n#SBATCH -t 30   # half an hour\n");

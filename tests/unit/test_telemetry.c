@@ -18,22 +18,6 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-
-
-static int setup(void **state)
-{
-    (void)state;
-    msgcap_start();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    msgcap_stop();
-    return 0;
-}
-
 static struct br_telem *open_str(const char *s)
 {
     return br_telem_open_mem("t.csv", s, strlen(s));
@@ -324,13 +308,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_file_names),
-        cmocka_unit_test_setup_teardown(test_basic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sampler_metadata, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_metadata_reordered, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_numbers_exact, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_file_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_basic, msgcap_setup, msgcap_teardown),
+        cmocka_unit_test_setup_teardown(test_sampler_metadata, msgcap_setup, msgcap_teardown),
+        cmocka_unit_test_setup_teardown(test_no_metadata_reordered, msgcap_setup, msgcap_teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_last_line, msgcap_setup, msgcap_teardown),
+        cmocka_unit_test_setup_teardown(test_malformed, msgcap_setup, msgcap_teardown),
+        cmocka_unit_test_setup_teardown(test_numbers_exact, msgcap_setup, msgcap_teardown),
+        cmocka_unit_test_setup_teardown(test_file_blocks, msgcap_setup, msgcap_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,22 +24,6 @@
 #include "vectors/jsonw.h"
 #include "vectors/vectors.h"
 
-
-
-static int setup(void **state)
-{
-    (void)state;
-    msgcap_start();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    msgcap_stop();
-    return 0;
-}
-
 /* repr() of every element of numpy.arange(0.5, 2.05, 0.1) (numpy 1.24). */
 static const char *const power_edges[] = {
     "0.5", "0.6", "0.7", "0.7999999999999999", "0.8999999999999999", "0.9999999999999999",
@@ -246,7 +230,7 @@ static void trace(long long start, long long end)
 
 static int dir_setup(void **state)
 {
-    setup(state);
+    msgcap_setup(state);
     char tmpl[] = "/tmp/test_vectors.XXXXXX";
     assert_non_null(mkdtemp(tmpl));
     g_root = xstrdup(tmpl);
@@ -263,7 +247,7 @@ static int dir_teardown(void **state)
     free(cmd);
     free(g_dir);
     free(g_root);
-    return teardown(state);
+    return msgcap_teardown(state);
 }
 
 static int find_gpu(const struct vec_result *r, const char *suffix)
