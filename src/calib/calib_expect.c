@@ -175,27 +175,30 @@ static void reglimit(struct tab *t, const struct br_calib_params *p)
     e->optional = true;
 }
 
+/* One cuBLAS GEMM: tensor FLOPs of all kernels, and the bound label of the
+ * kernel with the most of them (max_col: the NVIDIA|AMD column names). The
+ * check names are kept, not copied: literals. */
+static void gemm(struct tab *t, const char *flop_check, const char *bound_check,
+                 const char *const *col, const char *max_col, double flop)
+{
+    rel(t, flop_check, NULL, col, flop, 0.001, "2·M·N·K x launches");
+    t->v[t->n - 1].row = BR_CALIB_ROW_TOTAL;
+    struct br_calib_expect *e = add(t, bound_check, NULL, c_bound,
+                                    "tensor-core GEMM, M = N = K = gemm_n");
+    e->row = BR_CALIB_ROW_MAX_OF;
+    e->max_col = max_col;
+    e->how = BR_CALIB_LABEL;
+    e->label = "compute";
+}
+
 static void gemms(struct tab *t, const struct br_calib_params *p)
 {
     double n = (double)p->gemm_n;
     double flop = 2.0 * n * n * n * (double)p->gemm_reps;
-    struct br_calib_expect *e;
-    rel(t, "DGEMM (cuBLAS): FP64 tensor FLOPs, all kernels", NULL, c_t64, flop, 0.001,
-        "2·M·N·K x launches");
-    t->v[t->n - 1].row = BR_CALIB_ROW_TOTAL;
-    e = add(t, "DGEMM (cuBLAS): bound", NULL, c_bound, "tensor-core GEMM, M = N = K = gemm_n");
-    e->row = BR_CALIB_ROW_MAX_OF;
-    e->max_col = "FP64_TENSOR_FLOP|FP64_MFMA_FLOP";
-    e->how = BR_CALIB_LABEL;
-    e->label = "compute";
-    rel(t, "BF16 GEMM (cuBLAS): BF16 tensor FLOPs, all kernels", NULL, c_tbf16, flop, 0.001,
-        "2·M·N·K x launches");
-    t->v[t->n - 1].row = BR_CALIB_ROW_TOTAL;
-    e = add(t, "BF16 GEMM (cuBLAS): bound", NULL, c_bound, "tensor-core GEMM, M = N = K = gemm_n");
-    e->row = BR_CALIB_ROW_MAX_OF;
-    e->max_col = "BF16_TENSOR_FLOP|BF16_MFMA_FLOP";
-    e->how = BR_CALIB_LABEL;
-    e->label = "compute";
+    gemm(t, "DGEMM (cuBLAS): FP64 tensor FLOPs, all kernels", "DGEMM (cuBLAS): bound", c_t64,
+         "FP64_TENSOR_FLOP|FP64_MFMA_FLOP", flop);
+    gemm(t, "BF16 GEMM (cuBLAS): BF16 tensor FLOPs, all kernels", "BF16 GEMM (cuBLAS): bound",
+         c_tbf16, "BF16_TENSOR_FLOP|BF16_MFMA_FLOP", flop);
 }
 
 size_t br_calib_expect_table(const struct br_calib_params *p, struct br_calib_expect **out)
