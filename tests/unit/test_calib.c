@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +37,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char *cmd = xasprintf("rm -rf '%s'", g_dir);
-    int rc = system(cmd);
-    free(cmd);
+    int rc = tmpdir_remove(g_dir);
     msgcap_stop();
     return rc == 0 ? 0 : -1;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,14 +159,21 @@ static void test_decode_optional(void **state)
     free(buf);
 }
 
+/* name with text in a fresh folder; drop_tmp() removes both. */
 static char *write_tmp(const char *name, const char *text)
 {
-    char *dir = xstrdup("/tmp/br_test_conf.XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    char *dir = tmpdir_new("test_conf");
     char *p = fs_path_join(dir, name);
     assert_int_equal(fs_write_atomic(p, text, strlen(text)), 0);
     free(dir);
     return p;
+}
+
+static void drop_tmp(char *p)
+{
+    *strrchr(p, '/') = '\0';
+    assert_int_equal(tmpdir_remove(p), 0);
+    free(p);
 }
 
 static const char k_seed_conf[] =
@@ -197,8 +206,7 @@ static void test_load_seed_conf(void **state)
     assert_int_equal(br_conf_reload_app_cmd(&c, "/r/other"), 0);
     assert_string_equal(c.app_cmd.v[4], "/r/other/log.lammps");
     br_conf_free(&c);
-    unlink(p);
-    free(p);
+    drop_tmp(p);
 }
 
 static void test_load_errors(void **state)
@@ -213,8 +221,7 @@ static void test_load_errors(void **state)
     assert_int_equal(br_conf_load(p, NULL, 0, &c), -1);
     assert_non_null(strstr(g_errs.buf, "bash syntax error: line 3: syntax error"));
     assert_ptr_equal(strchr(g_errs.buf, '\n'), g_errs.buf + g_errs.len - 1);   /* one line */
-    unlink(p);
-    free(p);
+    drop_tmp(p);
     p = write_tmp("req.conf", "WORKLOAD=x\nRESULTS_DIR=/tmp\nNGPUS=1\nNTASKS=1\n"
                               "REQUIRED_FILES=(/no/such/file)\napp_cmd() { APP_CMD=(true); }\n");
     sb_reset(&g_errs);
@@ -222,8 +229,7 @@ static void test_load_errors(void **state)
     assert_non_null(strstr(g_errs.buf, "REQUIRED_FILES entry '/no/such/file' does not exist"));
     assert_int_equal(br_conf_load(p, NULL, 0, &c), 0);              /* not checked: loads */
     br_conf_free(&c);
-    unlink(p);
-    free(p);
+    drop_tmp(p);
 }
 
 int main(void)

@@ -8,6 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "metrics/metrics.h"
 #include "read/intern.h"
 #include "read/nodepath.h"
@@ -83,9 +85,7 @@ static int setup(void **st)
 static int teardown(void **st)
 {
     (void)st;
-    char *cmd = xasprintf("rm -rf '%s'", dir);
-    int rc = system(cmd);
-    free(cmd);
+    int rc = tmpdir_remove(dir);
     return rc == 0 ? 0 : -1;
 }
 

@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include "stage/stage.h"
 #include "util/xalloc.h"
 
@@ -56,9 +58,7 @@ static int setup(void **st)
 static int teardown(void **st)
 {
     (void)st;
-    char *cmd = xasprintf("rm -rf '%s'", dir);
-    int rc = system(cmd);
-    free(cmd);
+    int rc = tmpdir_remove(dir);
     return rc == 0 ? 0 : -1;
 }
 

@@ -405,9 +405,7 @@ static void test_sampler_sim_duration(void **state)
     p = xasprintf("%s/sampler_u_n1.json", dir);
     assert_true(fs_exists(p));
     free(p);
-    char *cmd = xasprintf("rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    assert_int_equal(tmpdir_remove(dir), 0);
     free(dir);
 }
 
@@ -438,9 +436,7 @@ static void test_sampler_command_status(void **state)
     stop_capture();
     assert_non_null(strstr(g_err.buf, "afile"));
     free(file);
-    char *cmd = xasprintf("rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    assert_int_equal(tmpdir_remove(dir), 0);
     free(dir);
 }
 

@@ -99,6 +99,7 @@ static void test_job_id_and_run_dir(void **state)
     assert_non_null(strstr(r2, "/plain-9.2"));
     assert_non_null(strstr(r3, "/plain-9.3"));
     free(want); free(r1); free(r2); free(r3); free(res);
+    assert_int_equal(tmpdir_remove(d), 0);
     free(d);
 }
 
@@ -201,6 +202,7 @@ static void test_exec(void **state)
     br_error_set_sink(NULL, NULL);
     strv_free(&lines);
     free(log);
+    assert_int_equal(tmpdir_remove(d), 0);
     free(d);
 }
 
@@ -247,7 +249,9 @@ static void test_rocprofv3_argv(void **state)
     strv_init(&out);
     assert_int_equal(br_collect_find_outputs(d, "_counter_collection.csv", &out), 1);
     strv_free(&out);
-    free(f); free(sub); free(d);
+    free(f); free(sub);
+    assert_int_equal(tmpdir_remove(d), 0);
+    free(d);
 }
 
 static void test_passes_and_version(void **state)
@@ -284,7 +288,9 @@ static void test_passes_and_version(void **state)
     free(v);
     assert_int_equal(fs_write_atomic(ver, "garbage", 7), 0);
     assert_null(br_rocm_version(d));
-    free(ver); free(info); free(f); free(d);
+    free(ver); free(info); free(f);
+    assert_int_equal(tmpdir_remove(d), 0);
+    free(d);
 }
 
 int main(void)

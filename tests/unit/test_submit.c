@@ -230,9 +230,7 @@ static void test_find_plain(void **state)
     assert_true(r.wall_s == 30.0);
     assert_null(r.arch);
     br_plain_run_release(&r);
-    char *cmd = xasprintf("rm -rf '%s'", d);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    assert_int_equal(tmpdir_remove(d), 0);
     free(d);
 }
 
@@ -274,9 +272,7 @@ static void test_record(void **state)
     br_error_set_sink(NULL, NULL);
     br_submit_job_release(&j[0]);
     br_submit_job_release(&j[1]);
-    char *cmd = xasprintf("rm -rf '%s'", d);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    assert_int_equal(tmpdir_remove(d), 0);
     free(path);
     free(d);
 }
@@ -319,9 +315,7 @@ static void test_pmc_passes(void **state)
     assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
     free(why);
     unsetenv("BENCHRUN_SHARE");
-    char *cmd = xasprintf("rm -rf '%s'", d);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    assert_int_equal(tmpdir_remove(d), 0);
     free(share);
     free(d);
 }
@@ -352,9 +346,7 @@ static void test_script_time(void **state)
         free(t);
         free(path);
     }
-    char *cmd = xasprintf("rm -rf '%s'", d);
-    assert_int_equal(system(cmd), 0);
-    free(cmd);
+    assert_int_equal(tmpdir_remove(d), 0);
     free(d);
 }
 

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,9 +78,7 @@ static void test_atomic_write(void **state)
     unlink(f);
     free(f);
     free(sub);
-    char *rm = xasprintf("rm -rf %s", dir);
-    assert_int_equal(system(rm), 0);
-    free(rm);
+    assert_int_equal(tmpdir_remove(dir), 0);
 }
 
 int main(void)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tmpdir.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,10 +243,8 @@ static int dir_setup(void **state)
 
 static int dir_teardown(void **state)
 {
-    char *cmd = xasprintf("rm -rf '%s'", g_root);
-    if (system(cmd) != 0)
+    if (tmpdir_remove(g_root) != 0)
         fprintf(stderr, "cannot clean %s\n", g_dir);
-    free(cmd);
     free(g_dir);
     free(g_root);
     return msgcap_teardown(state);
