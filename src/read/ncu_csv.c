@@ -5,6 +5,8 @@
  */
 #include "read/ncu_csv.h"
 
+#include "read/csvtab.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -16,68 +18,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-/* A parsed line: its fields. */
-struct fields {
-    char **v;
-    size_t n, cap;
-};
-
-static void fields_clear(struct fields *f)
-{
-    for (size_t i = 0; i < f->n; i++)
-        free(f->v[i]);
-    f->n = 0;
-}
-
-static void fields_push(struct fields *f, struct strbuf *sb)
-{
-    xgrow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v));
-    f->v[f->n++] = sb_detach(sb);
-}
-
-/* Splits line[0..len) into fields. Quoted fields may hold commas and "".
- * Returns 0, or -1 on an unterminated quote or junk after a closing quote. */
-static int split_line(const char *line, size_t len, struct fields *f)
-{
-    struct strbuf sb;
-    sb_init(&sb);
-    size_t i = 0;
-    fields_clear(f);
-    for (;;) {
-        if (i < len && line[i] == '"') {
-            for (i++;; i++) {
-                if (i >= len)
-                    goto bad;
-                if (line[i] == '"') {
-                    if (i + 1 < len && line[i + 1] == '"') {
-                        sb_addc(&sb, '"');
-                        i++;
-                        continue;
-                    }
-                    i++;
-                    break;
-                }
-                sb_addc(&sb, line[i]);
-            }
-            if (i < len && line[i] != ',')
-                goto bad;
-        } else {
-            while (i < len && line[i] != ',')
-                sb_addc(&sb, line[i++]);
-        }
-        fields_push(f, &sb);
-        if (i >= len)
-            break;
-        i++;   /* the comma */
-    }
-    sb_release(&sb);
-    return 0;
-bad:
-    sb_release(&sb);
-    return -1;
-}
-
-static char **take_fields(struct fields *f)
+static char **take_fields(struct csvtab_rec *f)
 {
     char **v = xcalloc(f->n ? f->n : 1, sizeof(*v));
     memcpy(v, f->v, f->n * sizeof(*v));
@@ -85,7 +26,7 @@ static char **take_fields(struct fields *f)
     return v;
 }
 
-static void add_row(struct ncu_table *t, struct fields *f, size_t *cap)
+static void add_row(struct ncu_table *t, struct csvtab_rec *f, size_t *cap)
 {
     xgrow((void **)&t->cells, cap, (t->nrows + 1) * t->ncols, sizeof(*t->cells));
     memcpy(t->cells + t->nrows * t->ncols, f->v, t->ncols * sizeof(*t->cells));
@@ -95,7 +36,7 @@ static void add_row(struct ncu_table *t, struct fields *f, size_t *cap)
 
 /* Handles one line; *state: 0 before the header, 1 expecting units, 2 rows. */
 static int take_line(struct ncu_table *t, const char *line, size_t len, const char *file,
-                     long lineno, int *state, struct fields *f, size_t *cap)
+                     long lineno, int *state, struct csvtab_rec *f, size_t *cap)
 {
     if (len > 0 && line[len - 1] == '\r')
         len--;
@@ -108,7 +49,8 @@ static int take_line(struct ncu_table *t, const char *line, size_t len, const ch
         t->skipped++;
         return 0;
     }
-    if (split_line(line, len, f) != 0)
+    size_t pos = 0;
+    if (csvtab_next_record(line, len, &pos, f, NULL) != 0)
         return br_error_at(file, lineno, 0, "malformed CSV field (unterminated quote)");
     if (*state == 0) {
         t->ncols = f->n;
@@ -132,7 +74,7 @@ static int take_line(struct ncu_table *t, const char *line, size_t len, const ch
 int ncu_csv_parse(const char *buf, size_t len, const char *file, struct ncu_table *out)
 {
     memset(out, 0, sizeof(*out));
-    struct fields f = { NULL, 0, 0 };
+    struct csvtab_rec f = { 0 };
     size_t cap = 0, pos = 0;
     int state = 0, rc = 0;
     for (long lineno = 1; pos < len && rc == 0; lineno++) {
@@ -141,8 +83,7 @@ int ncu_csv_parse(const char *buf, size_t len, const char *file, struct ncu_tabl
         rc = take_line(out, buf + pos, end - pos, file, lineno, &state, &f, &cap);
         pos = end + 1;
     }
-    fields_clear(&f);
-    free(f.v);
+    csvtab_rec_release(&f);
     if (rc == 0 && state == 0)
         rc = br_error("%s: no ncu CSV header (a line starting with \"ID\") found", file);
     if (rc == 0 && !out->units) {
