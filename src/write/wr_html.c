@@ -66,12 +66,20 @@ static void li_kv(FILE *fp, const char *k, const char *v)
     fputs("</code></li>\n", fp);
 }
 
+void wr_html_begin(FILE *fp, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>", fp);
+    wr_html_esc(fp, title);
+    fprintf(fp, "</title>\n<style>%s</style></head><body>\n<h1>", css);
+    wr_html_esc(fp, title);
+    fputs("</h1>\n", fp);
+}
+
 static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     char b[32];
-    fprintf(fp, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
-                "<title>benchrun analyze</title>\n<style>%s</style></head><body>\n"
-                "<h1>benchrun analyze</h1>\n<ul>\n", css);
+    wr_html_begin(fp, "benchrun analyze");
+    fputs("<ul>\n", fp);
     li_kv(fp, "pmc run", in->pmc_dir);
     fputs("<li>arch: ", fp);
     wr_html_esc(fp, res->ap->arch);

@@ -20,6 +20,10 @@
 int wr_report_html(const struct mx_result *res, const struct wr_info *in, const char *prof_dir,
                    const char *path);
 
+/* The page start shared by benchrun's HTML files: doctype, <head> with the
+ * inline CSS and title, <body> and an <h1> of title (escaped). */
+void wr_html_begin(FILE *fp, const char *title);
+
 /* s with & < > " ' as entities (NULL writes nothing). */
 void wr_html_esc(FILE *fp, const char *s);
 
@@ -35,6 +39,11 @@ void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info
 /* 0, or -1 when a telemetry file cannot be read (printed). */
 int wr_svg_timeline(FILE *fp, const struct wr_info *in);
 void wr_svg_vectors(FILE *fp, const char *prof_dir);
+/* One vector as a bar chart in a <figure>: n bars (hover: bin [edges[i],
+ * edges[i+1]) when edges is not NULL, else the entry number), y scaled to ymax
+ * (<= 0: the vector's own largest value), caption "name (unit)". */
+void wr_svg_bars(FILE *fp, const char *name, const char *unit, const double *v, size_t n,
+                 const double *edges, double ymax, const char *fill);
 /* A number for people: 4 significant digits, "—" when missing. */
 const char *wr_html_num(double v, char *buf);
 

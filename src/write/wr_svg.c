@@ -525,31 +525,48 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
 
 /* ---- sampling_vectors.json ---- */
 
-static void bars(FILE *fp, const char *name, json_t *vec, json_t *desc)
+void wr_svg_bars(FILE *fp, const char *name, const char *unit, const double *v, size_t n,
+                 const double *edges, double ymax, const char *fill)
 {
-    json_t *edges = json_object_get(desc, "edges");
-    const char *unit = json_string_value(json_object_get(desc, "unit"));
-    size_t n = json_array_size(vec);
-    double mx = 0, w = 340.0 / (double)(n ? n : 1);
+    double mx = ymax, w = 340.0 / (double)(n ? n : 1);
     char b[3][32];
-    for (size_t i = 0; i < n; i++)
-        mx = fmax(mx, json_number_value(json_array_get(vec, i)));
+    for (size_t i = 0; ymax <= 0 && i < n; i++)
+        mx = fmax(mx, v[i]);
     fputs("<figure><svg class=vector width='380' height='170' font-size='10'>\n", fp);
     for (size_t i = 0; i < n; i++) {
-        double v = json_number_value(json_array_get(vec, i)), h = mx > 0 ? v / mx * 120 : 0;
-        fprintf(fp, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='#1f77b4'><title>[%s, %s): %s"
-                    "</title></rect>\n", 30 + i * w, 140 - h, fmax(w - 1, 0.5), h,
-                wr_html_num(json_number_value(json_array_get(edges, i)), b[0]),
-                wr_html_num(json_number_value(json_array_get(edges, i + 1)), b[1]), wr_html_num(v, b[2]));
+        double h = mx > 0 ? fmax(v[i], 0) / mx * 120 : 0;
+        fprintf(fp, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>", 30 + i * w,
+                140 - h, fmax(w - 1, 0.5), h, fill);
+        if (edges)
+            fprintf(fp, "[%s, %s)", wr_html_num(edges[i], b[0]), wr_html_num(edges[i + 1], b[1]));
+        else
+            fprintf(fp, "entry %zu", i);
+        fprintf(fp, ": %s</title></rect>\n", wr_html_num(v[i], b[2]));
     }
-    fprintf(fp, "<line x1='30' y1='140' x2='370' y2='140' stroke='#333'/><text x='30' y='155'>%s</text>"
-                "<text x='370' y='155' text-anchor='end'>%s</text><text x='2' y='24'>%s</text>"
-                "</svg><figcaption>", wr_html_num(json_number_value(json_array_get(edges, 0)), b[0]),
-            wr_html_num(json_number_value(json_array_get(edges, n)), b[1]), wr_html_num(mx, b[2]));
+    fprintf(fp, "<line x1='30' y1='140' x2='370' y2='140' stroke='#333'/>"
+                "<text x='2' y='24'>%s</text>", wr_html_num(mx, b[2]));
+    if (edges)
+        fprintf(fp, "<text x='30' y='155'>%s</text><text x='370' y='155' text-anchor='end'>%s</text>",
+                wr_html_num(edges[0], b[0]), wr_html_num(edges[n], b[1]));
+    fputs("</svg><figcaption>", fp);
     wr_html_esc(fp, name);
     fputs(" (", fp);
     wr_html_esc(fp, unit ? unit : "?");
     fputs(")</figcaption></figure>\n", fp);
+}
+
+static void bars(FILE *fp, const char *name, json_t *vec, json_t *desc)
+{
+    json_t *je = json_object_get(desc, "edges");
+    size_t n = json_array_size(vec);
+    double *v = xcalloc(n + 1, sizeof(*v)), *e = xcalloc(n + 1, sizeof(*e));
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_number_value(json_array_get(vec, i));
+    for (size_t i = 0; i <= n; i++)
+        e[i] = json_number_value(json_array_get(je, i));
+    wr_svg_bars(fp, name, json_string_value(json_object_get(desc, "unit")), v, n, e, 0, "#1f77b4");
+    free(v);
+    free(e);
 }
 
 void wr_svg_vectors(FILE *fp, const char *prof_dir)
