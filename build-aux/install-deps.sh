@@ -6,7 +6,8 @@
 #     build: compiler, cmake, pkg-config, jansson, xz-utils
 #     test:  build + cmocka, python3 (test data generators)
 #     ci:    test + clang/libFuzzer runtime, numpy (independent binning
-#            reference), Slurm and munge (real one-node cluster tests)
+#            reference), scipy (the compare clustering reference), Slurm and
+#            munge (real one-node cluster tests)
 set -euo pipefail
 level=${1:-build}
 
@@ -14,7 +15,7 @@ pkgs=(gcc make cmake pkg-config libjansson-dev xz-utils)   # xz: make demo unpac
 case "$level" in
   build) ;;
   test) pkgs+=(libcmocka-dev python3) ;;
-  ci)   pkgs+=(libcmocka-dev python3 python3-numpy clang libclang-rt-14-dev
+  ci)   pkgs+=(libcmocka-dev python3 python3-numpy python3-scipy clang libclang-rt-14-dev
                slurmctld slurmd slurm-client munge) ;;
   *) echo "install-deps.sh: unknown level '$level' (build|test|ci)" >&2; exit 2 ;;
 esac
