@@ -91,7 +91,6 @@ static int out_close(struct fs_atomic *a)
 static int distances_csv(const struct wr_compare *c)
 {
     struct fs_atomic a;
-    char b[32];
     if (out_open(c, "distances.csv", &a) != 0)
         return -1;
     fputs("label", a.fp);
@@ -103,7 +102,7 @@ static int distances_csv(const struct wr_compare *c)
     for (size_t i = 0; i < c->s->n; i++) {
         wr_csv_field(a.fp, c->s->w[i].label);
         for (size_t j = 0; j < c->s->n; j++)
-            fprintf(a.fp, ",%s", wr_exact_num(dist(c, i, j), b));
+            fprintf(a.fp, ",%.17g", dist(c, i, j));
         fputc('\n', a.fp);
     }
     return out_close(&a);

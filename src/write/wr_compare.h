@@ -16,9 +16,10 @@
  * and of `benchrun compare --baseline A B`: baseline.md, baseline.html and
  * baseline.csv (one row per kernel and metric).
  *
- * Numbers in the CSV files are the shortest text that reads back as the same
- * double (so scipy's values can be compared exactly); Markdown and HTML show
- * 4 significant digits.
+ * Numbers in the CSV files read back as the same double (so scipy's values
+ * can be compared exactly): the shortest such text, except in distances.csv
+ * (n^2 values: "%.17g", one conversion each); Markdown and HTML show 4
+ * significant digits.
  */
 #ifndef BR_WRITE_WR_COMPARE_H
 #define BR_WRITE_WR_COMPARE_H
