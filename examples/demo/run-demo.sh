@@ -58,6 +58,7 @@ demo_real() {
     step "benchrun vectors $prof   (real power run)"
     "$benchrun" vectors "$prof" --label "H200 transformer training step"
     REAL_VECTORS_JSON=$prof/sampling_vectors.json
+    REAL_PROF=$prof
 }
 
 demo_power() {
@@ -85,6 +86,39 @@ demo_analyze() {
         | cut -c1-110
 }
 
+demo_compare() {
+    # Which known workload is this like: the runs above clustered by their
+    # inst_power vectors (the Minos dendrogram: cosine distance, Ward
+    # linkage). Two runs have sampling_vectors.json; the others are binned in
+    # memory (--tdp: the sim run names no GPU), and compare says which.
+    local out=$BENCHRUN_DEMO_RESULTS/compare inputs
+    inputs=("$BENCHRUN_DEMO_RESULTS/prof-example" "$REAL_PROF" "sim power run=$POWER_DIR")
+    [ -d "$BENCHRUN_DEMO_RESULTS/pmc-example-prof" ] &&
+        inputs+=("gen_rocprof power run=$BENCHRUN_DEMO_RESULTS/pmc-example-prof")
+    step "benchrun compare ${#inputs[@]} power runs --nearest \"H200 transformer training step\""
+    "$benchrun" compare "${inputs[@]}" --tdp 750 --nearest "H200 transformer training step" \
+        --top 2 -o "$out"
+    COMPARE_HTML=$out/compare.html
+    sed -n '/^## Clusters/,/^## Nearest neighbours/p' "$out/compare.md" | grep '^|'
+}
+
+demo_baseline() {
+    # Two generated counter runs of the same kernels at 1700 and 1500 MHz
+    # (the second with two more kernels), compared kernel by kernel.
+    local gen=$build/tests/gen_rocprof a=$BENCHRUN_DEMO_RESULTS/pmc-example
+    local b=$BENCHRUN_DEMO_RESULTS/pmc-example-1500 out=$BENCHRUN_DEMO_RESULTS/baseline
+    BASELINE_MD="(skipped: no $gen)"
+    [ -x "$gen" ] && [ -d "$a/analysis" ] || return 0
+    rm -rf "$b" "$b-prof"
+    "$gen" --kernels 8 --launches 120 --agent-info --clock-mhz 1500 --power "$b-prof" "$b" >/dev/null
+    echo "GENERATED example data (gen_rocprof), not a measurement" >"$b/GENERATED.txt"
+    "$benchrun" analyze "$b" --power "$b-prof" >/dev/null
+    step "benchrun compare --baseline $a $b   (generated: the same kernels at 1700 and 1500 MHz)"
+    "$benchrun" compare --baseline "$a" "$b" --metrics time_ms,CU_busy_pct,TFLOPs_all,bound -o "$out"
+    BASELINE_MD=$out/baseline.md
+    sed -n '/^## Whole run/,/^## Kernels/p' "$BASELINE_MD" | grep '^|'
+}
+
 main() {
     [ -x "$benchrun" ] || { echo "run-demo.sh: no benchrun in $build (run make demo)" >&2; exit 1; }
     demo_dry_run
@@ -93,6 +127,8 @@ main() {
     demo_vectors
     demo_real
     demo_analyze
+    demo_compare
+    demo_baseline
     step "done"
     echo "Results: $BENCHRUN_DEMO_RESULTS"
     echo "Plain run: $PLAIN_DIR  (app.txt, run_info.txt, run.json, workload.conf)"
@@ -101,6 +137,8 @@ main() {
     echo "           $REAL_VECTORS_JSON  (real H200 power run)"
     echo "Analysis:  $REAL_REPORT  (real H200 counter run)"
     echo "           $ANALYSIS_REPORT  (generated example counter run)"
+    echo "Compare:   $COMPARE_HTML  (dendrogram, heat map, vectors, nearest)"
+    echo "Baseline:  $BASELINE_MD  (generated counter runs at 1700 vs 1500 MHz)"
 }
 
 main "$@"
