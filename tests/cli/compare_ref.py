@@ -312,7 +312,7 @@ class Checker:
 
 def check(d):
     c = Checker()
-    ncases = 0
+    ncases = tied = 0
     with open(os.path.join(d, "cases.tsv")) as f:
         for line in f:
             name, metric, method, near, rc, *inputs = line.rstrip("\n").split("\t")
@@ -323,14 +323,20 @@ def check(d):
             labels, X = load(inputs)
             y = pdist(X, metric)
             Z = linkage(y, method)
+            heights = list(Z[:, 2])
+            tied += len(heights) != len(set(heights))
             c.linkage(name, Z, out, labels)
             c.distances(name, y, out, labels)
             c.dendro(name, Z, out, labels)
             c.app_vectors(name, X, out, labels)
             if near != "-":
                 c.nearest(name, y, out, labels, near)
-    print(f"{ncases} cases, {c.values} values compared with scipy: {c.exact} bit-exact, "
-          f"largest relative difference {c.worst:.3g}; {c.fails} failure(s)")
+    print(f"{ncases} cases ({tied} with equal merge heights), {c.values} values compared with "
+          f"scipy: {c.exact} bit-exact, largest relative difference {c.worst:.3g}; "
+          f"{c.fails} failure(s)")
+    if tied < 20:
+        print("FAIL: the test sets should hold ties in at least 20 cases")
+        return 1
     return 1 if c.fails or ncases == 0 else 0
 
 
