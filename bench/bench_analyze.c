@@ -16,6 +16,8 @@
  */
 #include "util/xalloc.h"
 
+#include "bench_util.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -42,18 +44,11 @@ struct res {
     int status;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs argv with stdout to out_path (NULL: inherited) and stderr to err_path
  * (NULL: inherited); wall time and the child's peak RSS. */
 static int run(char *const *argv, const char *out_path, const char *err_path, struct res *r)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     pid_t pid = fork();
     if (pid < 0)
         return perror("fork"), -1;
@@ -75,7 +70,7 @@ static int run(char *const *argv, const char *out_path, const char *err_path, st
     struct rusage ru;
     if (wait4(pid, &st, 0, &ru) < 0)
         return perror("wait4"), -1;
-    r->wall_s = now_s() - t0;
+    r->wall_s = bench_now_s() - t0;
     r->maxrss_kb = ru.ru_maxrss;
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return 0;

@@ -20,6 +20,8 @@
 #include "util/xalloc.h"
 #include "write/wr_compare.h"
 
+#include "bench_util.h"
+
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -28,21 +30,11 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
 
-static double rnd(void)
+static double rnd(void)   /* uniform in [0, 1) */
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return (double)(bench_xorshift(&rng_state) >> 11) / 9007199254740992.0;
 }
 
 /* A 15-bin histogram of a random trace around one of four power levels. */
@@ -126,26 +118,26 @@ static int run(const char *dir, long n, enum cmp_method m, struct times *t)
 {
     struct cmp_set s;
     struct cmp_dendro d = { 0 };
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (load(dir, n, &s) != 0)
         return -1;
-    double t1 = now_s();
+    double t1 = bench_now_s();
     double *y = cmp_pdist(&s, CMP_COSINE);
-    double t2 = now_s();
+    double t2 = bench_now_s();
     double(*Z)[4] = xcalloc((size_t)n - 1, sizeof(*Z));
     int rc = y ? cmp_linkage(y, s.n, m, Z) : -1;
-    double t3 = now_s();
+    double t3 = bench_now_s();
     if (rc == 0)
         rc = cmp_dendrogram(Z, s.n, -1, &d);
     size_t near[5];
     size_t nn = rc == 0 ? cmp_nearest(y, s.n, 0, 5, near) : 0;
-    double t4 = now_s();
+    double t4 = bench_now_s();
     char *out = fs_path_join(dir, "out");
     struct wr_compare c = { .s = &s, .metric = CMP_COSINE, .method = m, .y = y, .Z = Z, .d = &d,
                             .query = 0, .near = near, .nnear = nn, .out_dir = out };
     if (rc == 0)
         rc = wr_compare(&c);
-    double t5 = now_s();
+    double t5 = bench_now_s();
     *t = (struct times){ t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, 0 };
     free(out);
     free(Z);

@@ -14,18 +14,13 @@
 #include "util/xalloc.h"
 #include "write/analysis.h"
 
+#include "bench_util.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -37,10 +32,10 @@ static int cmp_d(const void *a, const void *b)
 static int once(const char *pmc, char **passes, int np, double *t)
 {
     struct rp_run run;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (rp_run_load(&run, pmc, (const char *const *)passes, (size_t)np, 0) < 0)
         return -1;
-    double t1 = now_s();
+    double t1 = bench_now_s();
     char *prof = arch_path_for("gfx942");
     struct arch_profile *ap = arch_load(prof, (const char *const *)passes, np);
     free(prof);
@@ -55,13 +50,13 @@ static int once(const char *pmc, char **passes, int np, double *t)
                          .clock_mhz = 1700 };
     struct mx_result res;
     int rc = mx_compute(&res, ap, &run, NULL, defs, np, &o);
-    double t2 = now_s();
+    double t2 = bench_now_s();
     char *out = fs_path_join(pmc, "bench-engine-out");
     struct wr_info wi = { .pmc_dir = pmc, .out_dir = out, .run = &run, .top_rows = 20,
                           .time_pct = 90, .latency_pct = 10, .sampled_mhz = NAN };
     if (rc == 0)
         rc = wr_analysis(&res, &wi);
-    double t3 = now_s();
+    double t3 = bench_now_s();
     t[0] = t1 - t0;
     t[1] = t2 - t1;
     t[2] = t3 - t2;

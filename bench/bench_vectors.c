@@ -18,6 +18,8 @@
 #include "util/xalloc.h"
 #include "vectors/vectors.h"
 
+#include "bench_util.h"
+
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -27,21 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
 
 static uint32_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
+    return (uint32_t)(bench_xorshift(&rng_state) >> 16);
 }
 
 static const int64_t T0 = 1550151853029637LL;   /* a rocprofv3 7.0 sample timestamp */
@@ -101,7 +93,7 @@ static double read_all(const char *dir, int gpus, int count, uint64_t *bytes, ui
 {
     size_t cap = 1 << 20;
     char *buf = xmalloc(cap);
-    double t = now_s();
+    double t = bench_now_s();
     *bytes = *lines = 0;
     for (int g = 0; g < gpus; g++) {
         char *p = xasprintf("%s/profiling_result_bench_%d.csv", dir, g);
@@ -117,7 +109,7 @@ static double read_all(const char *dir, int gpus, int count, uint64_t *bytes, ui
             close(fd);
         free(p);
     }
-    t = now_s() - t;
+    t = bench_now_s() - t;
     free(buf);
     return t;
 }
@@ -137,11 +129,11 @@ static double run_vectors(const char *dir, uint64_t *used)
     struct vec_opts o = { .prof_dir = dir, .tdp_W = 750, .per_gpu = true };
     struct vec_result r;
     char *out = xasprintf("%s/sampling_vectors.json", dir);
-    double t = now_s(), c = cpu_s();
+    double t = bench_now_s(), c = cpu_s();
     int rc = vec_compute(&o, &r);
     if (rc == 0)
         rc = vec_write_json(&o, &r, out);
-    t = now_s() - t;
+    t = bench_now_s() - t;
     c = cpu_s() - c;
     if (c < g_vec_cpu)
         g_vec_cpu = c;

@@ -200,7 +200,7 @@ static void print_summary(const struct wr_compare *c, const struct compare_opts 
         printf("nearest to %s:\n", s->w[c->query].label);
         for (size_t i = 0; i < c->nnear; i++)
             printf("  %zu. %-30s %.6g\n", i + 1, s->w[c->near[i]].label,
-                   c->y[cmp_condensed_index(s->n, (size_t)c->query, c->near[i])]);
+                   wr_cmp_dist(c, (size_t)c->query, c->near[i]));
     }
     printf("output: %s (app_vectors.json distances.csv linkage.csv dendrogram.svg compare.html "
            "compare.md compare.json)\n", o->out_dir);

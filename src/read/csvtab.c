@@ -99,7 +99,7 @@ bad:
     return -1;
 }
 
-static char **take_fields(struct csvtab_rec *r)
+char **csvtab_rec_take(struct csvtab_rec *r)
 {
     char **v = xcalloc(r->n ? r->n : 1, sizeof(*v));
     memcpy(v, r->v, r->n * sizeof(*v));
@@ -141,7 +141,7 @@ int csvtab_parse(const char *buf, size_t len, const char *file, struct csvtab *t
                                              "or text after a closing quote)");
         } else if (!t->names) {
             t->ncols = r.n;
-            t->names = take_fields(&r);
+            t->names = csvtab_rec_take(&r);
         } else if (r.n != t->ncols) {
             rc = br_error_at(file, start, 0, "expected %zu fields as in the header, found %zu",
                              t->ncols, r.n);
@@ -168,7 +168,7 @@ int csvtab_read_file(const char *path, struct csvtab *t)
     return rc;
 }
 
-static void free_strv(char **v, size_t n)
+void csvtab_strv_free(char **v, size_t n)
 {
     if (!v)
         return;
@@ -179,8 +179,8 @@ static void free_strv(char **v, size_t n)
 
 void csvtab_free(struct csvtab *t)
 {
-    free_strv(t->names, t->ncols);
-    free_strv(t->cells, t->nrows * t->ncols);
+    csvtab_strv_free(t->names, t->ncols);
+    csvtab_strv_free(t->cells, t->nrows * t->ncols);
     free(t->line);
     memset(t, 0, sizeof(*t));
 }

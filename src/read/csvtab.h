@@ -26,6 +26,12 @@ struct csvtab_rec {
 void csvtab_rec_clear(struct csvtab_rec *r);
 void csvtab_rec_release(struct csvtab_rec *r);
 
+/* Moves r's fields into a new array (the caller owns it and the strings;
+ * at least one slot even when r is empty); r is left empty. */
+char **csvtab_rec_take(struct csvtab_rec *r);
+/* Frees n strings of v, then v (NULL: nothing). */
+void csvtab_strv_free(char **v, size_t n);
+
 /* Splits the record that starts at s[*pos] (s has len bytes) into r and
  * moves *pos past its line end; *lines (when not NULL) grows by the line
  * ends consumed, quoted ones included. Returns 0, or -1 for a quote that is

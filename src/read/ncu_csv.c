@@ -18,14 +18,6 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-static char **take_fields(struct csvtab_rec *f)
-{
-    char **v = xcalloc(f->n ? f->n : 1, sizeof(*v));
-    memcpy(v, f->v, f->n * sizeof(*v));
-    f->n = 0;
-    return v;
-}
-
 static void add_row(struct ncu_table *t, struct csvtab_rec *f, size_t *cap)
 {
     xgrow((void **)&t->cells, cap, (t->nrows + 1) * t->ncols, sizeof(*t->cells));
@@ -54,7 +46,7 @@ static int take_line(struct ncu_table *t, const char *line, size_t len, const ch
         return br_error_at(file, lineno, 0, "malformed CSV field (unterminated quote)");
     if (*state == 0) {
         t->ncols = f->n;
-        t->names = take_fields(f);
+        t->names = csvtab_rec_take(f);
         *state = 1;
         return 0;
     }
@@ -62,7 +54,7 @@ static int take_line(struct ncu_table *t, const char *line, size_t len, const ch
         return br_error_at(file, lineno, 0, "expected %zu fields as in the header, found %zu",
                            t->ncols, f->n);
     if (*state == 1 && f->v[0][0] == '\0') {
-        t->units = take_fields(f);
+        t->units = csvtab_rec_take(f);
         *state = 2;
         return 0;
     }
@@ -107,20 +99,11 @@ int ncu_csv_read_file(const char *path, struct ncu_table *out)
     return rc;
 }
 
-static void free_strv(char **v, size_t n)
-{
-    if (!v)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 void ncu_table_free(struct ncu_table *t)
 {
-    free_strv(t->names, t->ncols);
-    free_strv(t->units, t->ncols);
-    free_strv(t->cells, t->nrows * t->ncols);
+    csvtab_strv_free(t->names, t->ncols);
+    csvtab_strv_free(t->units, t->ncols);
+    csvtab_strv_free(t->cells, t->nrows * t->ncols);
     memset(t, 0, sizeof(*t));
 }
 

@@ -32,7 +32,7 @@ const char *wr_exact_num(double v, char *buf)
     return buf;
 }
 
-static double dist(const struct wr_compare *c, size_t i, size_t j)
+double wr_cmp_dist(const struct wr_compare *c, size_t i, size_t j)
 {
     return i == j ? 0 : c->y[cmp_condensed_index(c->s->n, i, j)];
 }
@@ -102,7 +102,7 @@ static int distances_csv(const struct wr_compare *c)
     for (size_t i = 0; i < c->s->n; i++) {
         wr_csv_field(a.fp, c->s->w[i].label);
         for (size_t j = 0; j < c->s->n; j++)
-            fprintf(a.fp, ",%.17g", dist(c, i, j));
+            fprintf(a.fp, ",%.17g", wr_cmp_dist(c, i, j));
         fputc('\n', a.fp);
     }
     return out_close(&a);
@@ -141,7 +141,7 @@ static void json_neighbours(struct jsonw *w, const struct wr_compare *c, size_t 
     for (size_t i = 0; i < k; i++) {
         jw_obj_begin(w);
         jw_kstr(w, "label", c->s->w[idx[i]].label);
-        jw_knum(w, "distance", dist(c, q, idx[i]));
+        jw_knum(w, "distance", wr_cmp_dist(c, q, idx[i]));
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -251,7 +251,7 @@ static void md_query(FILE *fp, const struct wr_compare *c)
     for (size_t i = 0; i < c->nnear; i++) {
         fprintf(fp, "| %zu | ", i + 1);
         wr_md_cell(fp, c->s->w[c->near[i]].label);
-        fprintf(fp, " | %s |\n", wr_html_num(dist(c, (size_t)c->query, c->near[i]), b));
+        fprintf(fp, " | %s |\n", wr_html_num(wr_cmp_dist(c, (size_t)c->query, c->near[i]), b));
     }
     fputc('\n', fp);
 }
@@ -277,7 +277,7 @@ static void md_neighbours(FILE *fp, const struct wr_compare *c)
             if (j < k) {
                 fputc(' ', fp);
                 wr_md_cell(fp, c->s->w[near[j]].label);
-                fprintf(fp, " | %s |", wr_html_num(dist(c, i, near[j]), b));
+                fprintf(fp, " | %s |", wr_html_num(wr_cmp_dist(c, i, near[j]), b));
             } else {
                 fputs(" | |", fp);
             }

@@ -44,6 +44,9 @@ struct wr_compare {
     const char *out_dir;
 };
 
+/* Distance of workloads i and j (0 on the diagonal). */
+double wr_cmp_dist(const struct wr_compare *c, size_t i, size_t j);
+
 /* Neighbours listed per workload in the tables. */
 enum { WR_CMP_NEIGHBOURS = 3 };
 

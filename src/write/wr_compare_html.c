@@ -21,10 +21,6 @@
 enum { ROW = 18, TOP = 24, LEFT = 20, PLOT_W = 520 };
 enum { HEAT_MAX = 150, BARS_MAX = 60, TABLE_MAX = 500 };   /* beyond: a note instead */
 
-static double dist(const struct wr_compare *c, size_t i, size_t j)
-{
-    return i == j ? 0 : c->y[cmp_condensed_index(c->s->n, i, j)];
-}
 
 /* ---- dendrogram --------------------------------------------------------------- */
 
@@ -191,7 +187,7 @@ static void heat_map(FILE *fp, const struct wr_compare *c)
         }
         for (size_t q = 0; q < n; q++) {
             size_t j = c->d->leaves[q];
-            double d = dist(c, i, j);
+            double d = wr_cmp_dist(c, i, j);
             ramp(dmax > 0 ? d / dmax : 0, hex);
             fprintf(fp, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>",
                     lm + 1 + cs * (double)q, 1 + cs * (double)p, cs, cs, hex);
@@ -251,7 +247,7 @@ static void query_table(FILE *fp, const struct wr_compare *c)
     for (size_t i = 0; i < c->nnear; i++) {
         fprintf(fp, "<tr><td>%zu</td>", i + 1);
         label_cell(fp, c, c->near[i]);
-        fprintf(fp, "<td>%s</td></tr>\n", wr_html_num(dist(c, (size_t)c->query, c->near[i]), b));
+        fprintf(fp, "<td>%s</td></tr>\n", wr_html_num(wr_cmp_dist(c, (size_t)c->query, c->near[i]), b));
     }
     fputs("</table>\n", fp);
 }
@@ -271,7 +267,7 @@ static void neighbours_table(FILE *fp, const struct wr_compare *c)
         fprintf(fp, "<td>%zu</td>", c->d->cluster[i]);
         for (size_t j = 0; j < k; j++) {
             label_cell(fp, c, near[j]);
-            fprintf(fp, "<td>%s</td>", wr_html_num(dist(c, i, near[j]), b));
+            fprintf(fp, "<td>%s</td>", wr_html_num(wr_cmp_dist(c, i, near[j]), b));
         }
         fputs("</tr>\n", fp);
     }

@@ -7,10 +7,7 @@
 # except under CI (CI=true), where it fails.
 . "$(dirname "$0")/lib.sh"
 
-py=""
-for c in python3 /usr/bin/python3; do
-    if command -v "$c" >/dev/null && "$c" -c 'import numpy' 2>/dev/null; then py=$c; break; fi
-done
+py=$(python_with numpy)
 if [ -z "$py" ]; then
     if [ "${CI:-}" = true ]; then fail "numpy is not available (apt-get install python3-numpy)"; finish; fi
     echo "skip: python3 with numpy not found; the numpy cross-check did not run"

@@ -11,12 +11,7 @@
 # passes, except under CI (CI=true), where it fails.
 . "$(dirname "$0")/lib.sh"
 
-py=""
-for c in python3 /usr/bin/python3; do
-    if command -v "$c" >/dev/null && "$c" -c 'import scipy.cluster.hierarchy' 2>/dev/null; then
-        py=$c; break
-    fi
-done
+py=$(python_with scipy.cluster.hierarchy)
 if [ -z "$py" ]; then
     if [ "${CI:-}" = true ]; then fail "scipy is not available (apt-get install python3-scipy)"; finish; fi
     echo "skip: python3 with scipy not found; the scipy cross-check did not run"

@@ -53,6 +53,15 @@ app_cmd() { APP_CMD=("$BR_BINARY_DIR/tests/demo_workload" --size 100 --iters 1);
 CONF
 }
 
+# python_with MODULE: prints a python3 that imports MODULE (python3 on PATH,
+# else the distribution's /usr/bin/python3); prints nothing when none does.
+python_with() {
+    local c
+    for c in python3 /usr/bin/python3; do
+        if command -v "$c" >/dev/null && "$c" -c "import $1" 2>/dev/null; then echo "$c"; return; fi
+    done
+}
+
 finish() {
     if [ "$BR_FAILS" -eq 0 ]; then echo "all checks passed"; exit 0; fi
     echo "$BR_FAILS check(s) failed" >&2; exit 1
