@@ -63,7 +63,8 @@ static int link_colour(struct walk *w, double h)
  * threshold (itself when its parent link is at or above it). */
 static void flat_clusters(double (*Z)[4], size_t n, struct cmp_dendro *d)
 {
-    size_t *parent = xmalloc((2 * n - 1) * sizeof(*parent)), *num = xmalloc((2 * n - 1) * sizeof(*num));
+    size_t *parent = xmalloc((2 * n - 1) * sizeof(*parent));
+    size_t *num = xmalloc((2 * n - 1) * sizeof(*num));
     for (size_t i = 0; i < 2 * n - 1; i++)
         parent[i] = SIZE_MAX, num[i] = 0;
     for (size_t r = 0; r + 1 < n; r++)

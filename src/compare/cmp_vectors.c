@@ -149,7 +149,8 @@ static char *label_from_path(const char *path)
         out = xstrdup(d ? d + 1 : p);
     } else {
         size_t bl = strlen(base);
-        out = bl > 5 && strcmp(base + bl - 5, ".json") == 0 ? xstrndup(base, bl - 5) : xstrdup(base);
+        bool json = bl > 5 && strcmp(base + bl - 5, ".json") == 0;
+        out = json ? xstrndup(base, bl - 5) : xstrdup(base);
     }
     free(p);
     return out;
@@ -333,7 +334,18 @@ long cmp_find(const struct cmp_set *s, const char *key)
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->w[i].path, key) == 0)
             return (long)i;
-    return -1;
+    if (!fs_exists(key))
+        return -1;
+    char *want = fs_abspath(key);   /* the same file or folder written differently */
+    long found = -1;
+    for (size_t i = 0; i < s->n && found < 0; i++) {
+        char *p = fs_abspath(s->w[i].path);
+        if (strcmp(p, want) == 0)
+            found = (long)i;
+        free(p);
+    }
+    free(want);
+    return found;
 }
 
 int cmp_check_labels(const struct cmp_set *s)

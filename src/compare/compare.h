@@ -75,7 +75,8 @@ int cmp_add_input(struct cmp_set *s, const char *arg);
  * the clustering. 0, or -1 (printed). */
 int cmp_attach_analysis(struct cmp_set *s, const char *arg);
 
-/* Index of the workload whose label is key, or else whose path is key; -1. */
+/* Index of the workload whose label is key, or else whose path is key (as
+ * given, else the same absolute path); -1. */
 long cmp_find(const struct cmp_set *s, const char *key);
 
 /* Labels must be unique (app_vectors.json is keyed by label). 0 or -1. */

@@ -179,7 +179,9 @@ static void md_only(FILE *fp, const char *title, const struct cmp_analysis *a, c
     for (size_t k = 0; k < n; k++) {
         fputs("| ", fp);
         wr_md_cell(fp, kname(a, rows[k]));
-        show(tm < 0 ? "" : is_a ? cell_a(bl, rows[k], (size_t)tm) : cell_b(bl, rows[k], (size_t)tm), b);
+        const char *v = tm < 0 ? "" : is_a ? cell_a(bl, rows[k], (size_t)tm)
+                                           : cell_b(bl, rows[k], (size_t)tm);
+        show(v, b);
         fputs(" | ", fp);
         wr_md_cell(fp, b);
         fputs(" |\n", fp);
@@ -285,7 +287,8 @@ static void html_kernels(FILE *fp, const struct cmp_baseline *bl)
     for (size_t k = 0; k < bl->nboth; k++) {
         size_t ra = bl->both[k][0], rb = bl->both[k][1];
         struct pair p;
-        make_pair(tm >= 0 ? cell_a(bl, ra, (size_t)tm) : "", tm >= 0 ? cell_b(bl, rb, (size_t)tm) : "", &p);
+        make_pair(tm >= 0 ? cell_a(bl, ra, (size_t)tm) : "",
+                  tm >= 0 ? cell_b(bl, rb, (size_t)tm) : "", &p);
         fputs("<details><summary>", fp);
         wr_html_esc(fp, kname(&bl->a, ra));
         fprintf(fp, ": %s %s &rarr; %s (%s)</summary>\n<p><code>", tm >= 0 ? bl->metric[tm] : "",
@@ -309,7 +312,8 @@ static void baseline_html(FILE *fp, const struct cmp_baseline *bl)
     wr_html_esc(fp, bl->a.dir);
     fputs("</code></li><li>B: <code>", fp);
     wr_html_esc(fp, bl->b.dir);
-    fputs("</code></li></ul>\n<p>Change = (B - A) / |A| &times; 100 %.</p>\n<h2>Whole run</h2>\n", fp);
+    fputs("</code></li></ul>\n<p>Change = (B - A) / |A| &times; 100 %.</p>\n"
+          "<h2>Whole run</h2>\n", fp);
     fprintf(fp, table_head, "metric");
     for (size_t i = 0; i < bl->nwhole; i++) {
         const char *k = bl->whole_key[i];

@@ -123,7 +123,8 @@ static int linkage_csv(const struct wr_compare *c)
     fputs("cluster_a,cluster_b,height,size,cluster,color,label_a,label_b\n", a.fp);
     for (size_t r = 0; r + 1 < n; r++) {
         fprintf(a.fp, "%.0f,%.0f,%s,%.0f,%zu,%s,", c->Z[r][0], c->Z[r][1],
-                wr_exact_num(c->Z[r][2], b), c->Z[r][3], n + r, cmp_color_name(c->d->link_color[r]));
+                wr_exact_num(c->Z[r][2], b), c->Z[r][3], n + r,
+                cmp_color_name(c->d->link_color[r]));
         wr_csv_field(a.fp, leaf_label(c, c->Z[r][0]));
         fputc(',', a.fp);
         wr_csv_field(a.fp, leaf_label(c, c->Z[r][1]));
@@ -181,7 +182,8 @@ static int compare_json(const struct wr_compare *c)
     jw_kstr(&w, "metric", cmp_metric_name(c->metric));
     jw_kstr(&w, "method", cmp_method_name(c->method));
     jw_knum(&w, "color_threshold", c->d->threshold);
-    jw_kstr(&w, "color_threshold_rule", "0.7 x the largest merge height (scipy dendrogram default)");
+    jw_kstr(&w, "color_threshold_rule",
+            "0.7 x the largest merge height (scipy dendrogram default)");
     jw_key(&w, "leaves");
     jw_arr_begin(&w);
     for (size_t p = 0; p < c->s->n; p++)
@@ -247,7 +249,8 @@ static void md_query(FILE *fp, const struct wr_compare *c)
         return;
     fputs("## Nearest to ", fp);
     wr_md_cell(fp, c->s->w[c->query].label);
-    fprintf(fp, "\n\n| rank | workload | %s distance |\n|---|---|---|\n", cmp_metric_name(c->metric));
+    fprintf(fp, "\n\n| rank | workload | %s distance |\n|---|---|---|\n",
+            cmp_metric_name(c->metric));
     for (size_t i = 0; i < c->nnear; i++) {
         fprintf(fp, "| %zu | ", i + 1);
         wr_md_cell(fp, c->s->w[c->near[i]].label);

@@ -247,7 +247,8 @@ static void query_table(FILE *fp, const struct wr_compare *c)
     for (size_t i = 0; i < c->nnear; i++) {
         fprintf(fp, "<tr><td>%zu</td>", i + 1);
         label_cell(fp, c, c->near[i]);
-        fprintf(fp, "<td>%s</td></tr>\n", wr_html_num(wr_cmp_dist(c, (size_t)c->query, c->near[i]), b));
+        double d = wr_cmp_dist(c, (size_t)c->query, c->near[i]);
+        fprintf(fp, "<td>%s</td></tr>\n", wr_html_num(d, b));
     }
     fputs("</table>\n", fp);
 }
@@ -315,7 +316,8 @@ static void inputs_table(FILE *fp, const struct wr_compare *c)
     }
     fputs("</table></div>\n", fp);
     if (any)
-        fputs("<p>Whole-run values from each attached analysis (summary.json whole_run).</p>\n", fp);
+        fputs("<p>Whole-run values from each attached analysis (summary.json "
+              "whole_run).</p>\n", fp);
 }
 
 int wr_compare_html(const struct wr_compare *c, const char *path)

@@ -72,6 +72,10 @@ check "LABEL=PATH label" "first" "$(json "$T/near/compare.json" 'j["workloads"][
 expect_exit 0 "--nearest by label" -- "$BENCHRUN" compare "$T/demo.json" "$T/known.json" --nearest flat -o "$T/near2"
 check "query is an existing input" "flat" "$(json "$T/near2/compare.json" 'j["nearest"]["query"]')"
 check "3 workloads, not 4" "3" "$(json "$T/near2/compare.json" 'len(j["workloads"])')"
+expect_exit 0 "--nearest by the same path written differently" -- "$BENCHRUN" compare "$T/prof-demo" \
+    "$T/known.json" --nearest "$T/./prof-demo/" -o "$T/near3"
+check "the folder is the query, not a new input" "demo 3" \
+    "$(json "$T/near3/compare.json" 'j["nearest"]["query"] + " " + str(len(j["workloads"]))')"
 expect_exit 0 "--vector gfx_frequency" -- "$BENCHRUN" compare "a=$T/demo.json" "$T/prof-demo" \
     --vector gfx_frequency --metric euclidean --method average -o "$T/gfx"
 check "22 gfx entries" "22" "$(json "$T/gfx/compare.json" 'j["entries"]')"

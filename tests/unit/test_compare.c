@@ -283,7 +283,8 @@ static void test_parse_layouts(void **state)
                                " \"bins\": {\"inst_power\": {\"edges\": [0.5, 0.6, 0.7],"
                                " \"unit\": \"fraction of TDP\"}}},"
                                " \"inst_power\": [0.25, 0.75], \"inst_power_gpu0\": [1, 0],"
-                               " \"extra\": {\"x\": 1}}", "a/prof-1/sampling_vectors.json", NULL), 0);
+                               " \"extra\": {\"x\": 1}}",
+                           "a/prof-1/sampling_vectors.json", NULL), 0);
     /* seed layout: bin_edges, gpu as a string; no label: the folder name */
     assert_int_equal(parse(&s, "{\"description\": {\"gpu\": \"MI300X\", \"bins\": {\"inst_power\":"
                                " {\"bin_edges\": [0.5, 0.6, 0.7]}}}, \"inst_power\": [1, 0]}",
