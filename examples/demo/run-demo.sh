@@ -53,7 +53,8 @@ demo_real() {
     step "benchrun analyze $pmc --power $prof   (real counter + power run: H200, PyTorch transformer step)"
     "$benchrun" analyze "$pmc" --power "$prof"
     REAL_REPORT=$pmc/analysis/report.md
-    sed -n '/^## Top kernels/,/^Columns:/p' "$REAL_REPORT" | grep '^|' | head -n 8 \
+    # awk, not grep | head: under pipefail, head's early exit would kill grep (SIGPIPE)
+    sed -n '/^## Top kernels/,/^Columns:/p' "$REAL_REPORT" | awk '/^\|/ && n++ < 8' \
         | cut -d'|' -f2-3,14-15,25 | cut -c1-110
     step "benchrun vectors $prof   (real power run)"
     "$benchrun" vectors "$prof" --label "H200 transformer training step"
