@@ -410,3 +410,9 @@ bool csv_eq(const struct csv_span *f, const char *s)
     size_t n = strlen(s);
     return n == f->n && memcmp(f->p, s, n) == 0;
 }
+
+bool csv_ieq(const struct csv_span *f, const char *s)
+{
+    size_t n = strlen(s);
+    return n == f->n && strncasecmp(f->p, s, n) == 0;
+}

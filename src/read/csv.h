@@ -91,5 +91,7 @@ int csv_agent_id(const struct csv_span *f, uint64_t *out);
 
 /* Same span equals the NUL-terminated string s. */
 bool csv_eq(const struct csv_span *f, const char *s);
+/* The same, ignoring ASCII case (header names: rocpd2csv writes Vgpr_Count). */
+bool csv_ieq(const struct csv_span *f, const char *s);
 
 #endif

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -320,6 +321,31 @@ static int pass_has_rows(const struct rp_pass *p, const struct fileset *sets, si
                        p->name);
 }
 
+/* One warning per pass and missing attribute column (not one per process):
+ * the first counter file lacking it and how many others do. */
+static void warn_missing_columns(const struct fileset *sets, size_t n)
+{
+    for (int c = 0; c < RC_NCOL; c++) {
+        const char *first = NULL;
+        size_t others = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (sets[i].rc < 0 || !(sets[i].agg.cc_missing & (1u << c)))
+                continue;
+            others += first != NULL;
+            first = first ? first : sets[i].cc;
+        }
+        if (!first)
+            continue;
+        char *also = others ? xasprintf(" (nor %zu other counter file%s of this pass)", others,
+                                        others == 1 ? "" : "s")
+                            : xstrdup("");
+        br_warn("%s:1: no column %s%s (names are matched ignoring case): the kernels' occupancy "
+                "limit (max_waves_CU, Occupancy_of_max_pct) cannot use it",
+                first, rp_col_names[c], also);
+        free(also);
+    }
+}
+
 static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *sets, size_t n)
 {
     int rc = pass_has_rows(p, sets, n);
@@ -348,6 +374,7 @@ static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *se
             rc = -1;
     }
     intern_release(&pc);
+    warn_missing_columns(sets, n);
     return rc;
 }
 
@@ -523,7 +550,7 @@ static int agent_load(struct rp_agent *ag, const char *path)
 const char *rp_agent_get(const struct rp_agent *a, const char *col)
 {
     for (uint32_t i = 0; a->present && i < a->ncols; i++)
-        if (strcmp(a->keys[i], col) == 0)
+        if (strcasecmp(a->keys[i], col) == 0)
             return a->vals[i];
     return NULL;
 }

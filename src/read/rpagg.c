@@ -472,6 +472,8 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
     struct cc_state st = { .prev_c = UINT32_MAX - 1 };
     if (rc == 0 && cc) {
         a->cc_layout = rc_.h.layout;
+        for (int i = 0; i < rc_.h.nmissing; i++)
+            a->cc_missing |= 1u << rc_.h.missing[i];
         rc = each_row(&rc_, &st, false);
     }
     if (rc == 0 && kt) {

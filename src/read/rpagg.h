@@ -41,6 +41,7 @@ struct rp_agg {
     bool cc_empty, kt_empty;         /* header-only file: a process without kernels */
     double trace_ns, uncounted_ns;
     const char *cc_layout, *kt_layout;
+    uint32_t cc_missing;             /* bit c: the counter file lacks column c (rp_col) */
     char *err;
     struct strbuf warn;
 };

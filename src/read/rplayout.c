@@ -16,7 +16,7 @@ const char *const rp_col_names[RC_NCOL] = {
     "Scratch_Size", "VGPR_Count", "Accum_VGPR_Count", "SGPR_Count", "Counter_Name",
     "Counter_Value", "Start_Timestamp", "End_Timestamp", "Kind", "Stream_Id",
     "Private_Segment_Size", "Group_Segment_Size", "Workgroup_Size_X", "Workgroup_Size_Y",
-    "Workgroup_Size_Z", "Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z", "Agent_Type",
+    "Workgroup_Size_Z", "Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z", "Agent_Type", "Guid", "Pid",
 };
 
 void rp_header_release(struct rp_header *h)
@@ -28,8 +28,17 @@ void rp_header_release(struct rp_header *h)
     h->names = NULL;
 }
 
+/* rocpd2csv files carry a Guid (kernel_trace) or Pid (counter_collection)
+ * column that rocprofv3's own CSV writer never writes. */
+static bool from_rocpd2csv(const struct rp_header *h)
+{
+    return h->idx[RC_GUID] >= 0 || h->idx[RC_ROCPD_PID] >= 0;
+}
+
 static const char *counter_layout(const struct rp_header *h)
 {
+    if (from_rocpd2csv(h))
+        return h->ncols == 20 ? "rocpd2csv 7.x (20 cols)" : "rocpd2csv 7.x-like";
     if (h->idx[RC_START] < 0)
         return h->ncols == 15 ? "6.2 (15 cols)" : "6.2-like (no timestamps)";
     if (h->idx[RC_AGPR] < 0)
@@ -39,6 +48,8 @@ static const char *counter_layout(const struct rp_header *h)
 
 static const char *trace_layout(const struct rp_header *h)
 {
+    if (from_rocpd2csv(h))
+        return h->ncols == 23 ? "rocpd2csv 7.x (23 cols)" : "rocpd2csv 7.x-like";
     if (h->idx[RC_DISPATCH] < 0)
         return h->ncols == 16 ? "6.2 (16 cols)" : "6.2-like (no Dispatch_Id)";
     if (h->idx[RC_STREAM] >= 0 || h->idx[RC_VGPR] >= 0)
@@ -54,11 +65,21 @@ static int need(const struct rp_header *h, enum rp_col c, const char *what, char
     return -1;
 }
 
+/* Attribute columns of a counter file that the occupancy limit needs. */
+static void note_missing(struct rp_header *h)
+{
+    static const enum rp_col want[] = { RC_VGPR, RC_LDS, RC_WG };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (h->idx[want[i]] < 0)
+            h->missing[h->nmissing++] = want[i];
+}
+
 static int classify(struct rp_header *h, char **err)
 {
     if (h->idx[RC_CNAME] >= 0 || h->idx[RC_CVALUE] >= 0) {
         h->kind = RP_KIND_COUNTER;
         h->layout = counter_layout(h);
+        note_missing(h);
         if (need(h, RC_NAME, "counter_collection", err) || need(h, RC_CNAME, "counter_collection", err) ||
             need(h, RC_CVALUE, "counter_collection", err) || need(h, RC_DISPATCH, "counter_collection", err))
             return -1;
@@ -112,9 +133,17 @@ int rp_header_parse(struct rp_header *h, const char *line, size_t len, char **er
             rc = -1;
         }
         intern_add(&seen, f[i].p, f[i].n);
-        for (int c = 0; c < RC_NCOL; c++)
-            if (csv_eq(&f[i], rp_col_names[c]))
-                h->idx[c] = i;
+        for (int c = 0; c < RC_NCOL && rc == 0; c++) {
+            if (!csv_ieq(&f[i], rp_col_names[c]))
+                continue;
+            if (h->idx[c] >= 0) {
+                *err = xasprintf("columns '%s' and '%s' are the same column %s (names are "
+                                 "matched ignoring case)", h->names[h->idx[c]], h->names[i],
+                                 rp_col_names[c]);
+                rc = -1;
+            }
+            h->idx[c] = i;
+        }
     }
     intern_release(&seen);
     free(f);

@@ -2,7 +2,12 @@
  *
  * The known columns of counter_collection, kernel_trace and agent_info files
  * (ROCm 6.2 – 7.x, ../shared/notes/rocprofv3-formats.md) are found by name in
- * the header; positions never matter, unknown columns are ignored. Used by
+ * the header, ignoring case; positions never matter, unknown columns are
+ * ignored. rocpd2csv (rocpd convert) writes title-case names (Lds_Block_Size,
+ * Vgpr_Count, Accum_Vgpr_Count, Sgpr_Count) and a leading Guid (kernel_trace)
+ * or Pid (counter_collection) column, e.g. amd/HPCTrainingExamples
+ * Rocprofv3/rocpd/README.md and rocprofiler-sdk source/lib/python/rocpd/
+ * source/csv.cpp; its layouts are labelled "rocpd2csv ...". Used by
  * the pmc and power-run readers (rocprof.h) and by writers of the same schema
  * (the NVIDIA CUPTI tracer writes the 7.x kernel_trace layout).
  */
@@ -15,7 +20,7 @@ enum rp_col {
     RC_CORR, RC_DISPATCH, RC_AGENT, RC_QUEUE, RC_PID, RC_TID, RC_GRID, RC_KID, RC_NAME,
     RC_WG, RC_LDS, RC_SCRATCH, RC_VGPR, RC_AGPR, RC_SGPR, RC_CNAME, RC_CVALUE, RC_START,
     RC_END, RC_KIND, RC_STREAM, RC_PRIV_SEG, RC_GROUP_SEG, RC_WGX, RC_WGY, RC_WGZ,
-    RC_GRIDX, RC_GRIDY, RC_GRIDZ, RC_AGENT_TYPE, RC_NCOL
+    RC_GRIDX, RC_GRIDY, RC_GRIDZ, RC_AGENT_TYPE, RC_GUID, RC_ROCPD_PID, RC_NCOL
 };
 
 /* Header names, e.g. rp_col_names[RC_CVALUE] = "Counter_Value". */
@@ -27,11 +32,17 @@ struct rp_header {
     int idx[RC_NCOL];       /* column of each known name, -1 when absent */
     const char *layout;     /* static text: "6.2 (15 cols)", "7.x (22 cols)", ... */
     char **names;           /* every header name (agent_info lookups); NULL-terminated */
+    /* counter_collection: kernel-attribute columns the occupancy metrics need
+     * that the header lacks (max_waves_CU, Occupancy_of_max_pct stay empty
+     * or ignore that limit); the readers warn about them. */
+    int nmissing;
+    enum rp_col missing[3];
 };
 
 /* Parses a header line. Returns 0, or -1 with *err set to an allocated
- * message (without file:line): empty header, duplicate column, unknown file
- * kind, missing required column. rp_header_release frees names. */
+ * message (without file:line): empty header, duplicate column (also two
+ * names equal but for case), unknown file kind, missing required column.
+ * rp_header_release frees names. */
 int rp_header_parse(struct rp_header *h, const char *line, size_t len, char **err);
 void rp_header_release(struct rp_header *h);
 

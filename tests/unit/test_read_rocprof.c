@@ -1,7 +1,8 @@
 /* test_read_rocprof.c - rocprofv3 readers: layouts of every release (sample
  * rows of ../shared/notes/rocprofv3-formats.md), quotes in kernel names,
  * CRLF, truncated last lines, malformed files, aggregation of file sets,
- * multi-process pass folders, 6.2 duration join, power-run busy %. */
+ * multi-process pass folders, 6.2 duration join, power-run busy %, rocpd2csv
+ * files (real kernel trace, title-case names) and missing attribute columns. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "tmpdir.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -193,6 +195,8 @@ static void test_malformed(void **st)
     sb_adds(&sb, "1,x1,1,1,1,1,64,17,\"k\",64,0,0,8,0,16,\"SQ_WAVES\",1,10,20\n");
     expect_error(sb.buf, "t.csv:2: column Dispatch_Id: expected a non-negative integer, got 'x1'");
     expect_error("\"Kind\",\"Kernel_Name\",\"Kind\"\n", "t.csv:1: duplicate column 'Kind'");
+    expect_error("\"Kind\",\"Kernel_Name\",\"VGPR_Count\",\"Vgpr_Count\"\n",
+                 "t.csv:1: columns 'VGPR_Count' and 'Vgpr_Count' are the same column VGPR_Count");
     expect_error("\"Kind\",\"Kernel_Name\",\"Start_Timestamp\"\n", "no column End_Timestamp");
     expect_error("\"a\",\"b\"\n1,2\n", "not a rocprofv3");
     sb_release(&sb);
@@ -361,6 +365,113 @@ static void test_power(void **st)
     sb_release(&t);
 }
 
+/* ---- rocpd2csv (tests/fixtures/amd/rocpd2csv/README.md) ---------------------- */
+
+static const char *RPD = BR_SOURCE_DIR "/tests/fixtures/amd/rocpd2csv";
+
+static char *fixture(const char *name, size_t *len)
+{
+    char *p = fs_path_join(RPD, name);
+    char *text = fs_read_file(p, len);
+    assert_non_null(text);
+    free(p);
+    return text;
+}
+
+static void test_rocpd2csv(void **st)
+{
+    (void)st;
+    size_t len;
+    char *kt = fixture("out_kernel_trace.csv", &len);
+    struct rp_file_info fi;
+    sb_reset(&g_msgs);
+    assert_int_equal(rp_check_mem("out_kernel_trace.csv", kt, len, &fi), 0);
+    assert_int_equal(fi.kind, RP_KIND_TRACE);
+    assert_string_equal(fi.layout, "rocpd2csv 7.x (23 cols)");
+    assert_int_equal(fi.dispatches, 9);
+    char *cc = fixture("out_counter_collection.csv", &len);
+    assert_int_equal(rp_check_mem("out_counter_collection.csv", cc, len, &fi), 0);
+    assert_int_equal(fi.kind, RP_KIND_COUNTER);
+    assert_string_equal(fi.layout, "rocpd2csv 7.x (20 cols)");
+    assert_int_equal(fi.dispatches, 3);
+    assert_int_equal(fi.counters, 2);
+    assert_string_equal(g_msgs.buf, "");
+
+    /* As a pass folder: Vgpr_Count, Accum_Vgpr_Count, Lds_Block_Size read. */
+    g_dir = tmpdir_new("rpd2csv");
+    put("01_x/out_counter_collection.csv", cc);
+    put("01_x/out_kernel_trace.csv", kt);
+    const char *passes[] = { "01_x" };
+    struct rp_run run;
+    assert_int_equal(rp_run_load(&run, g_dir, passes, 1, 1), 0);
+    assert_string_equal(g_msgs.buf, "");
+    const char *norm = "__omp_offloading_30_57b9f__QMnorm_modPnorm_l23";
+    const char *bnd = "__omp_offloading_30_57b7d__QMboundary_modPboundary_conditions_l24";
+    uint32_t kn = intern_find(&run.names, norm, strlen(norm));
+    uint32_t kb = intern_find(&run.names, bnd, strlen(bnd));
+    assert_int_equal(run.attr[kn].vgpr, 16);
+    assert_int_equal(run.attr[kn].lds, 8456);
+    assert_int_equal(run.attr[kn].sgpr, 32);
+    assert_int_equal(run.attr[kn].wg_size, 256);
+    assert_int_equal(run.attr[kb].vgpr, 20);
+    assert_int_equal(run.attr[kb].agpr, 4);
+    assert_true(run.attr[kb].has_agpr);
+    assert_int_equal(run.attr[kb].wg_x, 32);
+    struct rp_pass *p = &run.passes[0];
+    assert_non_null(strstr(p->layout, "counter_collection rocpd2csv 7.x (20 cols)"));
+    assert_non_null(strstr(p->layout, "kernel_trace rocpd2csv 7.x (23 cols)"));
+    assert_int_equal(p->launches[kn], 1);
+    assert_true(p->dur_ns[kn] == 1678314003082277.0 - 1678314002982197.0);
+    /* the 6 trace dispatches after the 3 counted ones have no counters */
+    assert_int_equal(p->trace_launches, 9);
+    assert_int_equal(p->uncounted_launches, 6);
+    rp_run_release(&run);
+
+    /* The power-run reader takes registers and LDS from the same names. */
+    struct intern names;
+    intern_init(&names);
+    struct rp_power pw;
+    assert_int_equal(rp_power_load(&pw, &names, g_dir), 0);
+    assert_int_equal(pw.dispatches, 9);
+    assert_int_equal(pw.vgpr[intern_find(&names, norm, strlen(norm))], 16);
+    assert_int_equal(pw.lds[intern_find(&names, norm, strlen(norm))], 8456);
+    rp_power_release(&pw);
+    intern_release(&names);
+    assert_int_equal(tmpdir_remove(g_dir), 0);
+    free(g_dir);
+    free(kt);
+    free(cc);
+}
+
+/* A counter file without the attribute columns the occupancy limit needs:
+ * one warning per pass and column, naming the file. */
+static void test_missing_attr_columns(void **st)
+{
+    (void)st;
+    g_dir = tmpdir_new("rpmiss");
+    const char *h = "\"Dispatch_Id\",\"Kernel_Name\",\"Counter_Name\",\"Counter_Value\","
+                    "\"Start_Timestamp\",\"End_Timestamp\",\"Workgroup_Size\"\n"
+                    "1,\"k\",\"SQ_WAVES\",4,100,200,64\n";
+    put("01_x/a_counter_collection.csv", h);
+    put("01_x/b_counter_collection.csv", h);
+    const char *passes[] = { "01_x" };
+    struct rp_run run;
+    sb_reset(&g_msgs);
+    assert_int_equal(rp_run_load(&run, g_dir, passes, 1, 1), 0);
+    char *want = xasprintf("W:%s/01_x/a_counter_collection.csv:1: no column VGPR_Count (nor 1 "
+                           "other counter file of this pass)", g_dir);
+    if (!strstr(g_msgs.buf, want))
+        fail_msg("expected '%s' in: %s", want, g_msgs.buf);
+    assert_non_null(strstr(g_msgs.buf, "no column LDS_Block_Size"));
+    assert_null(strstr(g_msgs.buf, "no column Workgroup_Size"));
+    assert_null(strstr(g_msgs.buf, "b_counter_collection.csv"));
+    assert_string_equal(run.passes[0].layout, "counter_collection 6.3-like (no Accum_VGPR_Count)");
+    free(want);
+    rp_run_release(&run);
+    assert_int_equal(tmpdir_remove(g_dir), 0);
+    free(g_dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +483,8 @@ int main(void)
         cmocka_unit_test(test_pass_multiprocess),
         cmocka_unit_test(test_62_join),
         cmocka_unit_test(test_power),
+        cmocka_unit_test(test_rocpd2csv),
+        cmocka_unit_test(test_missing_attr_columns),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
