@@ -8,6 +8,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -178,6 +179,31 @@ static int load_consts(struct ld *l, json_t *obj, const char *sect)
     }
     l->in_consts = false;
     return eval_consts(ap);
+}
+
+/* constant_sources: {NAME: "where the value comes from"}. Optional; when
+ * present, every constant and peak needs one, and only those. */
+static int load_cited(struct ld *l, json_t *o)
+{
+    struct arch_profile *ap = l->ap;
+    if (!o)
+        return 0;
+    if (!json_is_object(o))
+        return lerr(l, "constant_sources", "expected an object of NAME: source text");
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        int c = arch_const_index(ap, k);
+        if (c < 0)
+            return lerr(l, "constant_sources", "%s: no such constant or peak", k);
+        if (!json_is_string(v) || !*json_string_value(v))
+            return lerr(l, "constant_sources", "%s: expected a non-empty string", k);
+        ap->consts[c].cited = xstrdup(json_string_value(v));
+    }
+    for (int c = 0; c < ap->nconsts; c++)
+        if (!ap->consts[c].cited)
+            return lerr(l, "constant_sources", "no source for %s", ap->consts[c].name);
+    return 0;
 }
 
 static char **str_list(struct ld *l, json_t *a, const char *path, int *n)
@@ -468,6 +494,7 @@ static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
     ap->product = xstrdup(str_at(root, "product") ? str_at(root, "product") : arch);
     if (load_consts(l, json_object_get(root, "constants"), "constants") < 0 ||
         load_consts(l, json_object_get(root, "peaks"), "peaks") < 0 ||
+        load_cited(l, json_object_get(root, "constant_sources")) < 0 ||
         load_agent(l, json_object_get(root, "agent_info")) < 0 ||
         load_ints(l, json_object_get(root, "block_limits")) < 0 ||
         load_passes(l, json_object_get(root, "passes")) < 0 ||
@@ -517,6 +544,48 @@ char *arch_path_for(const char *arch)
     char *p = fs_share_path(rel);
     free(rel);
     return p;
+}
+
+char *arch_profile_names(void)
+{
+    char *dir = fs_share_path("arch");
+    char *pat = dir ? fs_path_join(dir, "*.json") : NULL;
+    glob_t g;
+    struct strbuf sb;
+    sb_init(&sb);
+    if (pat && glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *base = strrchr(g.gl_pathv[i], '/');
+            base = base ? base + 1 : g.gl_pathv[i];
+            sb_addf(&sb, "%s%.*s", i ? ", " : "", (int)(strlen(base) - 5), base);
+        }
+        globfree(&g);
+    }
+    free(pat);
+    free(dir);
+    if (!sb.len)
+        sb_adds(&sb, "none");
+    return sb_detach(&sb);
+}
+
+char *arch_profile_path(const char *arch, const char *source)
+{
+    char *path = arch_path_for(arch);
+    if (!path || fs_exists(path))
+        return path;
+    if (strchr(arch, '/') || strstr(arch, ".json")) {
+        br_error("arch profile '%s' not found", arch);
+    } else {
+        char *names = arch_profile_names(), *dir = fs_share_path("arch");
+        br_error("no arch profile for '%s'%s%s%s: the profiles are %s (%s); to add one, write "
+                 "%s (schema: docs/arch-profile.md) or pass --arch FILE",
+                 arch, source ? " (from " : "", source ? source : "", source ? ")" : "", names,
+                 dir ? dir : "share/benchrun/arch", path);
+        free(names);
+        free(dir);
+    }
+    free(path);
+    return NULL;
 }
 
 int arch_set_const(struct arch_profile *ap, const char *name, double v, const char *source)
@@ -571,6 +640,7 @@ void arch_free(struct arch_profile *ap)
     for (int i = 0; i < ap->nconsts; i++) {
         free(ap->consts[i].name);
         free(ap->consts[i].source);
+        free(ap->consts[i].cited);
         ex_free(ap->consts[i].expr);
     }
     free(ap->consts);

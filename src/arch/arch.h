@@ -52,6 +52,7 @@ struct arch_const {
     double value;
     struct ex_node *expr;   /* NULL for a plain number */
     char *source;           /* "profile" or "agent_info <column> (<file>)" */
+    char *cited;            /* where the profile's value comes from (constant_sources), or NULL */
 };
 
 enum arch_total { AT_RATES, AT_SUM, AT_NONE, AT_ONLY };
@@ -103,6 +104,15 @@ bool arch_counter_instrumented(const struct arch_profile *ap, const char *counte
 struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses);
 /* share/benchrun/arch/<arch>.json, or arch itself when it names a file. */
 char *arch_path_for(const char *arch);
+/* The same, checked: NULL after printing, when arch names no file and the
+ * share folder has no profile for it, "no arch profile for 'gfx1100' (from
+ * <source>): the profiles are gfx942, gh100 (<dir>); to add one, write
+ * <dir>/gfx1100.json (docs/arch-profile.md) or pass --arch FILE". source
+ * (where the name came from, e.g. "agent_info Name (file)") may be NULL. */
+char *arch_profile_path(const char *arch, const char *source);
+/* Profile names in the share folder (file names without .json), sorted,
+ * joined with ", "; "none" when there are none. Caller frees. */
+char *arch_profile_names(void);
 /* The profile name of a detected architecture: NVIDIA GPUs are detected as
  * sm_<compute capability> (stage/gpu.c); sm_90 (H100/H200) -> "gh100". Other
  * names are returned unchanged. Static or arch itself. */

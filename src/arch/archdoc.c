@@ -315,7 +315,9 @@ static int metric_row(struct doc *d, json_t *m, struct strbuf *out)
 
 static void consts_section(const struct arch_profile *ap, json_t *root, struct strbuf *out)
 {
-    sb_adds(out, "### Constants and peaks\n\n| name | value | defined as |\n|---|---|---|\n");
+    bool cited = ap->nconsts && ap->consts[0].cited;   /* all or none (arch.c) */
+    sb_addf(out, "### Constants and peaks\n\n| name | value | defined as |%s\n|---|---|---|%s\n",
+            cited ? " source |" : "", cited ? "---|" : "");
     for (int i = 0; i < ap->nconsts; i++) {
         const char *name = ap->consts[i].name, *def = json_str(json_object_get(root, "constants"), name);
         if (!def)
@@ -327,6 +329,10 @@ static void consts_section(const struct arch_profile *ap, json_t *root, struct s
             code_cell(out, def);
         else
             sb_adds(out, "–");
+        if (cited) {
+            sb_adds(out, " | ");
+            cell(out, ap->consts[i].cited);
+        }
         sb_adds(out, " |\n");
     }
     if (ap->nagent) {

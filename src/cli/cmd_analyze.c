@@ -248,6 +248,19 @@ static char *arch_from_run_json(const char *pmc_dir)
     return out;
 }
 
+/* --arch against the GPU that was profiled: a profile for another GPU gives
+ * wrong peaks and limits without any other sign. */
+static void warn_arch_mismatch(const struct arch_profile *ap, const struct rp_agent *ag)
+{
+    const char *ai = rp_agent_get(ag, "Name");
+    if (!ai || strncmp(ai, "gfx", 3) != 0)
+        return;
+    size_t n = strcspn(ai, ":");
+    if (strlen(ap->arch) != n || strncmp(ap->arch, ai, n) != 0)
+        br_warn("--arch: profile %s (%s) but agent_info Name is %.*s (%s): peaks, limits and "
+                "counters are %s's", ap->arch, ap->path, (int)n, ai, ag->file, ap->arch);
+}
+
 static struct arch_profile *load_arch(const struct an_opts *o, const struct rp_run *run,
                                       const struct an_passes *p, char **source)
 {
@@ -265,10 +278,12 @@ static struct arch_profile *load_arch(const struct an_opts *o, const struct rp_r
         name = xstrdup("gfx942");
         *source = xstrdup("default (no agent_info Name, no run.json gpu_arch)");
     }
-    char *path = arch_path_for(name);
+    char *path = arch_profile_path(name, *source);
     free(name);
     struct arch_profile *ap = path ? arch_load(path, (const char *const *)p->names, p->n) : NULL;
     free(path);
+    if (ap && o->arch)
+        warn_arch_mismatch(ap, &run->agent);
     return ap;
 }
 

@@ -101,9 +101,7 @@ int br_passes_load(const char *set, const char *arch, struct br_passes *out)
     if (file) {
         path = fs_abspath(set);
     } else {
-        char *rel = xasprintf("arch/%s.json", arch ? arch_profile_name(arch) : "gfx942");
-        path = fs_share_path(rel);
-        free(rel);
+        path = arch_profile_path(arch ? arch : "gfx942", arch ? "ARCH of the conf or the detected GPU" : NULL);
         if (!path)
             return -1;
     }

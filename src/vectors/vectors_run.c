@@ -364,9 +364,7 @@ static double profile_tdp_value(json_t *j)
 /* TDP (and product name) from share/benchrun/arch/<arch>.json. */
 static int profile_tdp(struct vec_result *r)
 {
-    char *rel = xasprintf("arch/%s.json", arch_profile_name(r->arch));
-    char *path = fs_share_path(rel);
-    free(rel);
+    char *path = arch_profile_path(r->arch, r->arch_source);
     if (!path)
         return -1;
     json_error_t err;

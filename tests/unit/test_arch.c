@@ -200,6 +200,11 @@ static void test_malformed(void **st)
                       "\"counter_sets\":{\"d\":[\"zz\"]}}", "counter_sets.d: unknown pass 'zz'");
     expect_load_error(HEAD "\"instrumented_counters\":\"sm__sass_\"}", "instrumented_counters: expected an array");
     expect_load_error(HEAD "\"instrumented_counters\":[\"a\",3]}", "instrumented_counters: item 1: expected a string");
+    expect_load_error(HEAD "\"constant_sources\":{\"A\":\"x\",\"B\":\"y\"}}",
+                      "constant_sources: B: no such constant or peak");
+    expect_load_error(HEAD "\"constant_sources\":{\"A\":2}}", "constant_sources: A: expected a non-empty string");
+    expect_load_error("{\"arch\":\"t\",\"constants\":{\"A\":2,\"C\":3},\"peaks\":{},\"constant_sources\":{\"A\":\"x\"}}",
+                      "constant_sources: no source for C");
     /* a counter of a known block that no pass collects is accepted */
     char path[] = "/tmp/h2archXXXXXX.json";
     int fd = mkstemps(path, 5);
