@@ -3,7 +3,7 @@
 # with are present. As root, installs what is missing with apt-get; otherwise
 # prints the exact command to run and fails.
 #   usage: build-aux/install-deps.sh [build|test|ci]
-#     build: compiler, cmake, pkg-config, jansson, xz-utils
+#     build: compiler, cmake, pkg-config, jansson, sqlite3 (rocpd input), xz-utils
 #     test:  build + cmocka, python3 (test data generators)
 #     ci:    test + clang/libFuzzer runtime, numpy (independent binning
 #            reference), scipy (the compare clustering reference), Slurm and
@@ -11,7 +11,7 @@
 set -euo pipefail
 level=${1:-build}
 
-pkgs=(gcc make cmake pkg-config libjansson-dev xz-utils)   # xz: make demo unpacks the H200 example
+pkgs=(gcc make cmake pkg-config libjansson-dev libsqlite3-dev xz-utils)   # xz: make demo unpacks the H200 example
 case "$level" in
   build) ;;
   test) pkgs+=(libcmocka-dev python3) ;;

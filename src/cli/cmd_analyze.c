@@ -37,8 +37,9 @@ static const char usage[] =
     "  -p, --power PROF_DIR     power run (benchrun power): its kernel trace gives\n"
     "                           time shares and GPU busy %, its telemetry\n"
     "                           (profiling_result_*.csv) the sampled clock\n"
-    "  -k, --power-ktrace P     power-run kernel trace: a *kernel_trace.csv or a\n"
-    "                           folder searched for them (default: PROF_DIR)\n"
+    "  -k, --power-ktrace P     power-run kernel trace: a *kernel_trace.csv, a rocpd\n"
+    "                           *_results.db, or a folder searched for them\n"
+    "                           (default: PROF_DIR)\n"
     "  -T, --telemetry CSV      telemetry file (repeatable; default: PROF_DIR's)\n"
     "  -c, --clock-mhz X        gfx clock for cycles (overrides the sampled clock)\n"
     "  -C, --counters FILE      passes JSON (default PMC_DIR/counters.json; else the\n"
@@ -413,7 +414,7 @@ static void progress(const struct an_opts *o, const char *what)
 
 static bool has_trace(const char *dir)
 {
-    char **f = rp_find_files(dir, "kernel_trace.csv");
+    char **f = rp_find_traces(dir);
     bool any = f[0] != NULL;
     rp_strv_free(f);
     return any;
@@ -432,7 +433,8 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
     agent_overrides(s->ap, &s->run.agent);
     const char *kt = o->ktrace ? o->ktrace : o->power;
     if (kt && !o->ktrace && !has_trace(kt)) {
-        br_warn("%s: no *kernel_trace.csv: time shares from the passes, no GPU busy %%", kt);
+        br_warn("%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": time shares from the passes, "
+                "no GPU busy %%", kt);
         kt = NULL;
     }
     if (kt) {

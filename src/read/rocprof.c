@@ -10,6 +10,7 @@
 #include "read/rocprof.h"
 
 #include "read/csv.h"
+#include "read/rocpd.h"
 #include "read/rpagg.h"
 #include "read/rplayout.h"
 #include "util/error.h"
@@ -88,6 +89,33 @@ char **rp_find_files(const char *path, const char *suffix)
     return v;
 }
 
+char **rp_find_traces(const char *path)
+{
+    char **csv = rp_find_files(path, "kernel_trace.csv");
+    if (!fs_is_dir(path))
+        return csv;
+    char **db = rp_find_files(path, RP_ROCPD_SUFFIX);
+    size_t n = 0, cap = 1;
+    char **v = xcalloc(1, sizeof(*v));
+    for (char **f = csv; *f; f++) {
+        xgrow((void **)&v, &cap, n + 2, sizeof(*v));
+        v[n++] = xstrdup(*f);
+    }
+    for (char **f = db; *f; f++) {
+        char *twin = xasprintf("%.*s_kernel_trace.csv", (int)(strlen(*f) - strlen(RP_ROCPD_SUFFIX)), *f);
+        if (!fs_exists(twin)) {
+            xgrow((void **)&v, &cap, n + 2, sizeof(*v));
+            v[n++] = xstrdup(*f);
+        }
+        free(twin);
+    }
+    v[n] = NULL;
+    qsort(v, n, sizeof(*v), cmp_str);
+    rp_strv_free(csv);
+    rp_strv_free(db);
+    return v;
+}
+
 char **rp_find_passes(const char *pmc_dir)
 {
     DIR *d = opendir(pmc_dir);
@@ -103,6 +131,10 @@ char **rp_find_passes(const char *pmc_dir)
             continue;
         char *p = fs_path_join(pmc_dir, e->d_name);
         char **files = fs_is_dir(p) ? rp_find_files(p, "counter_collection.csv") : NULL;
+        if (files && !files[0]) {
+            rp_strv_free(files);
+            files = rp_find_files(p, RP_ROCPD_SUFFIX);
+        }
         if (files && files[0]) {
             xgrow((void **)&v, &cap, n + 2, sizeof(*v));
             v[n++] = xstrdup(e->d_name);
@@ -121,9 +153,23 @@ char **rp_find_passes(const char *pmc_dir)
 struct fileset {
     char *prefix;
     char *cc, *kt, *ai;      /* counter_collection, kernel_trace, agent_info paths */
+    char *db;                /* PREFIX_results.db (rocpd), read when there is no cc */
     struct rp_agg agg;
     int rc;
 };
+
+/* A process's database stands for its CSV files only when it wrote none
+ * (both formats asked for: the CSV is read, never both). */
+static bool use_db(const struct fileset *s)
+{
+    return s->db && !s->cc;
+}
+
+/* The file the set's counters come from. */
+static const char *counter_file(const struct fileset *s)
+{
+    return use_db(s) ? s->db : s->cc;
+}
 
 static struct fileset *set_for(struct fileset **sets, size_t *n, size_t *cap, const char *prefix)
 {
@@ -145,7 +191,7 @@ static void add_kind(struct fileset **sets, size_t *n, size_t *cap, const char *
         char *prefix = xstrndup(*f, strlen(*f) - strlen(suffix));
         struct fileset *s = set_for(sets, n, cap, prefix);
         free(prefix);
-        char **slot = which == 0 ? &s->cc : which == 1 ? &s->kt : &s->ai;
+        char **slot = which == 0 ? &s->cc : which == 1 ? &s->kt : which == 2 ? &s->ai : &s->db;
         free(*slot);
         *slot = xstrdup(*f);
     }
@@ -173,7 +219,10 @@ static void *worker(void *arg)
         if (i >= j->nsets)
             return NULL;
         struct fileset *s = &j->sets[i];
-        s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt);
+        if (use_db(s))
+            s->rc = rp_agg_read_db(&s->agg, s->db);
+        else
+            s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt);
     }
 }
 
@@ -303,21 +352,40 @@ static void pass_counters(struct rp_pass *p, struct intern *pc, struct fileset *
 
 static int agent_load(struct rp_agent *ag, const char *path);
 
+/* The database's first GPU agent (rocpd_info_agent), as agent_info's. */
+static int db_agent_load(struct rp_agent *ag, const char *path)
+{
+    struct rocpd_db *db;
+    char *err;
+    int rc = rocpd_open(&db, path, &err);
+    if (rc == 0) {
+        rc = rocpd_agent(db, ag, &err);
+        rocpd_close(db);
+    }
+    if (rc < 0) {
+        br_error("%s", err);
+        free(err);
+    }
+    return rc;
+}
+
 /* Header-only counter files are processes without kernels (rpagg.c); a pass
  * where every counter file is one has no data at all: an error. */
 static int pass_has_rows(const struct rp_pass *p, const struct fileset *sets, size_t n)
 {
     const char *first = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (!sets[i].cc || sets[i].rc < 0)
+        if (!counter_file(&sets[i]) || sets[i].rc < 0)
             continue;
         if (!sets[i].agg.cc_empty)
             return 0;
-        first = first ? first : sets[i].cc;
+        first = first ? first : counter_file(&sets[i]);
     }
     if (!first)
         return 0;
-    return br_error_at(first, 1, 0, "header only, no data rows (in every counter file of pass %s)",
+    return br_error_at(first, strstr(first, RP_ROCPD_SUFFIX) ? 0 : 1, 0,
+                       "%s (in every counter file of pass %s)",
+                       strstr(first, RP_ROCPD_SUFFIX) ? "no counter rows" : "header only, no data rows",
                        p->name);
 }
 
@@ -359,9 +427,9 @@ static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *se
             rc = -1;
             continue;
         }
-        add_file(p, s->cc);
-        add_file(p, s->kt);
-        if (s->cc) {
+        add_file(p, use_db(s) ? s->db : s->cc);
+        add_file(p, use_db(s) ? NULL : s->kt);
+        if (counter_file(s)) {
             p->present = true;
             p->nsets++;
             if (!p->layout)
@@ -370,7 +438,8 @@ static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *se
                                       s->agg.kt_layout ? s->agg.kt_layout : "");
         }
         merge_set(run, p, &pc, &s->agg);
-        if (s->ai && !run->agent.present && agent_load(&run->agent, s->ai) < 0)
+        if (!run->agent.present && (use_db(s) ? db_agent_load(&run->agent, s->db)
+                                              : s->ai ? agent_load(&run->agent, s->ai) : 0) < 0)
             rc = -1;
     }
     intern_release(&pc);
@@ -390,6 +459,7 @@ static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t 
     add_kind(&sets, n, &cap, p->dir, "counter_collection.csv", 0);
     add_kind(&sets, n, &cap, p->dir, "kernel_trace.csv", 1);
     add_kind(&sets, n, &cap, p->dir, "agent_info.csv", 2);
+    add_kind(&sets, n, &cap, p->dir, RP_ROCPD_SUFFIX, 3);
     if (*n)
         qsort(sets, *n, sizeof(*sets), cmp_set);
     return sets;
@@ -403,6 +473,7 @@ static void free_sets(struct fileset *sets, size_t n)
         free(sets[i].cc);
         free(sets[i].kt);
         free(sets[i].ai);
+        free(sets[i].db);
     }
     free(sets);
 }

@@ -26,8 +26,10 @@
  *
  * A file set is the files of one process in one pass folder sharing a prefix:
  * PREFIX_counter_collection.csv + PREFIX_kernel_trace.csv (+ PREFIX_agent_info.csv),
- * e.g. 01_fp64_flops_12345_*. Pass folders are searched up to 4 levels deep
- * (rocprofv3 6.3+ default output is %hostname%/%pid%/).
+ * e.g. 01_fp64_flops_12345_*, or one rocpd database PREFIX_results.db (ROCm
+ * 7.0+, read/rocpd.h: its counters_collection, kernels and rocpd_info_agent
+ * views stand for the three files). Pass folders are searched up to 4 levels
+ * deep (rocprofv3 6.3+ default output is %hostname%/%pid%/).
  *
  * Units: timestamps and durations in ns (CLOCK_BOOTTIME domain), LDS and
  * scratch in bytes, workgroup and grid sizes in work-items.
@@ -114,6 +116,15 @@ void rp_strv_free(char **v);
 /* Files under path (4 levels) whose names end with suffix, sorted; path itself
  * when it is not a folder. NULL-terminated, never NULL. */
 char **rp_find_files(const char *path, const char *suffix);
+
+/* rocpd databases as rocprofv3 names them: <output_file>_results.db (one per
+ * process; read/rocpd.h). A folder's file set PREFIX_results.db is read
+ * where PREFIX has no CSV (both formats asked for: the CSV is read). */
+#define RP_ROCPD_SUFFIX "_results.db"
+/* Kernel traces under path (4 levels): every *kernel_trace.csv and every
+ * *_results.db without a PREFIX_kernel_trace.csv beside it, sorted; path
+ * itself when it is a file. NULL-terminated, never NULL. */
+char **rp_find_traces(const char *path);
 
 /* agent_info value by column name (NULL when absent); as a number: 0 and *out
  * set, -1 when absent or not a number. */

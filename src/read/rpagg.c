@@ -10,6 +10,7 @@
 #include "read/rpagg.h"
 
 #include "read/csv.h"
+#include "read/rocpd.h"
 #include "read/rplayout.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -520,4 +521,111 @@ int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t
         return 0;
     struct csv_src *s = csv_open_mem(name, data, len);
     return *kind == RP_KIND_COUNTER ? read_pair(a, s, NULL) : read_pair(a, NULL, s);
+}
+
+/* ---- rocpd databases ------------------------------------------------------------ */
+
+/* The same aggregation from the database's views: counters_collection rows
+ * are counter_collection.csv rows, kernels rows the kernel trace's. */
+struct dbrd {
+    struct rp_agg *a;
+    struct cc_state st;
+    uint64_t counter_rows, kernel_rows;
+};
+
+static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn, size_t cl,
+                      double value)
+{
+    struct dbrd *r = ctx;
+    struct rp_agg *a = r->a;
+    struct cc_state *st = &r->st;
+    uint32_t k = st->prev_k;
+    if (!st->have_prev || d->dispatch_id != st->prev_key) {
+        bool added;
+        uint32_t *v = map_get(&a->map, d->dispatch_id, true, 0, &added);
+        if (added) {
+            struct csv_span name = { d->name, (uint32_t)d->name_len, true };
+            k = kernel_id(a, &name);
+            attr_max(&a->attr[k], &d->attr);
+            *v = k | TIMED;
+            a->launches[k]++;
+            a->dur[k] += (double)(d->end - d->start);
+            a->dispatches++;
+        } else {
+            k = *v & ~TIMED;
+        }
+        st->prev_key = d->dispatch_id;
+        st->prev_k = k;
+        st->have_prev = true;
+    }
+    struct csv_span c = { cn, (uint32_t)cl, true };
+    uint32_t ci = counter_id(a, st, &c);
+    size_t at = (size_t)k * a->ccap + ci;
+    a->csum[at] += value;
+    a->crows[at]++;
+    a->rows++;
+    r->counter_rows++;
+    return 0;
+}
+
+static int db_kernel(void *ctx, const struct rocpd_dispatch *d)
+{
+    struct dbrd *r = ctx;
+    struct rp_agg *a = r->a;
+    double dur = (double)(d->end - d->start);
+    bool added;
+    uint32_t *v = map_get(&a->map, d->dispatch_id, false, 0, &added);
+    a->trace_launches++;
+    a->trace_ns += dur;
+    a->rows++;
+    r->kernel_rows++;
+    if (!v) {
+        a->uncounted_launches++;
+        a->uncounted_ns += dur;
+        return 0;
+    }
+    struct rp_kattr *k = &a->attr[*v & ~TIMED];
+    if (!k->wg_x && d->attr.wg_x) {
+        k->wg_x = d->attr.wg_x;
+        k->wg_y = d->attr.wg_y;
+        k->wg_z = d->attr.wg_z;
+    }
+    if (!k->has_agpr && d->attr.has_agpr) {
+        k->agpr = d->attr.agpr;
+        k->has_agpr = true;
+    }
+    return 0;
+}
+
+int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db)
+{
+    agg_init(a);
+    struct dbrd r = { .a = a, .st = { .prev_c = UINT32_MAX - 1 } };
+    char *err = NULL;
+    int rc = rocpd_each_counter(db, db_counter, &r, &err);
+    if (rc == 0)
+        rc = rocpd_each_dispatch(db, db_kernel, &r, &err);
+    if (rc != 0) {
+        a->err = err ? err : xasprintf("%s: cannot read the database", rocpd_name(db));
+        return -1;
+    }
+    a->cc_layout = "rocpd (counters_collection view)";
+    a->kt_layout = "rocpd (kernels view)";
+    a->cc_empty = r.counter_rows == 0;   /* a process that launched no kernel */
+    a->kt_empty = r.kernel_rows == 0;
+    return 0;
+}
+
+int rp_agg_read_db(struct rp_agg *a, const char *path)
+{
+    struct rocpd_db *db;
+    char *err;
+    if (rocpd_open(&db, path, &err) < 0) {
+        agg_init(a);
+        a->err = err;
+        return -1;
+    }
+    int rc = rp_agg_read_rocpd(a, db);
+    rocpd_close(db);
+    return rc;
 }

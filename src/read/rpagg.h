@@ -49,6 +49,13 @@ struct rp_agg {
 /* Reads one file set: counter file and/or kernel trace (either may be NULL).
  * 0, or -1 with a->err set. a is initialized here. */
 int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path);
+/* One rocpd database (one process: its counters_collection and kernels
+ * views, read/rocpd.h), aggregated exactly as the CSV pair of the same run.
+ * 0, or -1 with a->err set. a is initialized here. */
+struct rocpd_db;
+int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db);
+/* The same, opening the database file path (read-only). */
+int rp_agg_read_db(struct rp_agg *a, const char *path);
 /* One file from memory, kind detected from the header (agent_info: header
  * checked only). 0, or -1 with a->err set. */
 int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t len,

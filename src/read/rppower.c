@@ -9,11 +9,13 @@
 #include "read/rocprof.h"
 
 #include "read/csv.h"
+#include "read/rocpd.h"
 #include "read/rplayout.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,15 +174,66 @@ static void close_trace(struct pfile *pf)
     csv_close(pf->src);
 }
 
+/* Dispatches of one trace file, gathered per agent before the unions. */
+struct pacc {
+    struct rp_power *pw;
+    struct intern *names;
+    struct ivals *iv;
+    size_t niv;
+    uint32_t prev_k;
+};
+
+static void add_dispatch(struct pacc *c, const char *name, size_t len, const struct prow *r)
+{
+    struct rp_power *pw = c->pw;
+    struct intern *names = c->names;
+    if (c->prev_k == UINT32_MAX || names->len[c->prev_k] != len ||
+        memcmp(names->str[c->prev_k], name, len) != 0)
+        c->prev_k = intern_add(names, name, len);
+    uint32_t k = c->prev_k;
+    kgrow(pw, names->n);
+    pw->launches[k]++;
+    pw->dur_ns[k] += (double)(r->e - r->s);
+    if (r->vgpr > pw->vgpr[k])
+        pw->vgpr[k] = r->vgpr > UINT32_MAX ? UINT32_MAX : (uint32_t)r->vgpr;
+    if (r->lds > pw->lds[k])
+        pw->lds[k] = r->lds;
+    pw->dur_ns_total += (double)(r->e - r->s);
+    struct ivals *a = agent_iv(&c->iv, &c->niv, r->agent);
+    xgrow((void **)&a->se, &a->cap, 2 * a->n + 2, sizeof(int64_t));
+    a->se[2 * a->n] = (int64_t)r->s;
+    a->se[2 * a->n + 1] = (int64_t)r->e;
+    a->n++;
+}
+
+/* Busy unions of the file's agents (when it was read without error). */
+static void finish_file(struct pacc *c, uint32_t fi, int rc)
+{
+    struct rp_power *pw = c->pw;
+    for (size_t i = 0; i < c->niv; i++) {
+        if (rc == 0 && c->iv[i].n) {
+            pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
+            struct rp_gpu_busy *g = &pw->gpu[pw->ngpus++];
+            g->file = fi;
+            union_busy(&c->iv[i], g, pw);
+            if (pw->dispatches == 0 || g->first_start < pw->first_start)
+                pw->first_start = g->first_start;
+            if (pw->dispatches == 0 || g->last_end > pw->last_end)
+                pw->last_end = g->last_end;
+            pw->dispatches += g->dispatches;
+        }
+        free(c->iv[i].se);
+    }
+    free(c->iv);
+}
+
 static int power_file(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi)
 {
     struct pfile pf;
     int rc = open_trace(&pf, path);
-    struct ivals *iv = NULL;
-    size_t niv = 0;
+    struct pacc c = { .pw = pw, .names = names, .prev_k = UINT32_MAX };
     const char *line;
     size_t len;
-    uint32_t prev_k = UINT32_MAX;
     while (rc == 0 && (rc = csv_next_line(pf.src, &line, &len)) > 0) {
         rc = 0;
         if (len == 0)
@@ -199,61 +252,78 @@ static int power_file(struct rp_power *pw, struct intern *names, const char *pat
             continue;
         }
         const struct csv_span *nm = &pf.f[pf.h.idx[RC_NAME]];
-        if (prev_k == UINT32_MAX || names->len[prev_k] != nm->n ||
-            memcmp(names->str[prev_k], nm->p, nm->n) != 0)
-            prev_k = intern_add(names, nm->p, nm->n);
-        kgrow(pw, names->n);
-        pw->launches[prev_k]++;
-        pw->dur_ns[prev_k] += (double)(r.e - r.s);
-        if (r.vgpr > pw->vgpr[prev_k])
-            pw->vgpr[prev_k] = r.vgpr > UINT32_MAX ? UINT32_MAX : (uint32_t)r.vgpr;
-        if (r.lds > pw->lds[prev_k])
-            pw->lds[prev_k] = r.lds;
-        pw->dur_ns_total += (double)(r.e - r.s);
-        struct ivals *a = agent_iv(&iv, &niv, r.agent);
-        xgrow((void **)&a->se, &a->cap, 2 * a->n + 2, sizeof(int64_t));
-        a->se[2 * a->n] = (int64_t)r.s;
-        a->se[2 * a->n + 1] = (int64_t)r.e;
-        a->n++;
+        add_dispatch(&c, nm->p, nm->n, &r);
     }
-    for (size_t i = 0; i < niv; i++) {
-        if (rc == 0 && iv[i].n) {
-            pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
-            struct rp_gpu_busy *g = &pw->gpu[pw->ngpus++];
-            g->file = fi;
-            union_busy(&iv[i], g, pw);
-            if (pw->dispatches == 0 || g->first_start < pw->first_start)
-                pw->first_start = g->first_start;
-            if (pw->dispatches == 0 || g->last_end > pw->last_end)
-                pw->last_end = g->last_end;
-            pw->dispatches += g->dispatches;
-        }
-        free(iv[i].se);
-    }
-    free(iv);
+    finish_file(&c, fi, rc);
     close_trace(&pf);
     return rc;
+}
+
+/* A rocpd database: its kernels view is the kernel trace. */
+static int db_dispatch(void *ctx, const struct rocpd_dispatch *d)
+{
+    struct prow r = { .agent = d->agent, .s = d->start, .e = d->end, .vgpr = d->attr.vgpr,
+                      .lds = d->attr.lds };
+    add_dispatch(ctx, d->name, d->name_len, &r);
+    return 0;
+}
+
+static int power_db(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi)
+{
+    struct rocpd_db *db;
+    char *err = NULL;
+    struct pacc c = { .pw = pw, .names = names, .prev_k = UINT32_MAX };
+    int rc = rocpd_open(&db, path, &err);
+    if (rc == 0) {
+        rc = rocpd_each_dispatch(db, db_dispatch, &c, &err);
+        rocpd_close(db);
+    }
+    finish_file(&c, fi, rc);
+    if (rc != 0) {
+        br_error("%s", err ? err : path);
+        free(err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A trace path that is a rocpd database: by its name in a folder, by its
+ * header when given as a file. */
+static bool is_db(const char *path)
+{
+    size_t n = strlen(path), m = strlen(RP_ROCPD_SUFFIX);
+    if (n >= m && strcmp(path + n - m, RP_ROCPD_SUFFIX) == 0)
+        return true;
+    char head[16];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
+    if (f)
+        fclose(f);
+    return rocpd_is_sqlite(head, got);
 }
 
 int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
 {
     memset(pw, 0, sizeof(*pw));
-    char **files = rp_find_files(path, "kernel_trace.csv");
+    char **files = rp_find_traces(path);
     if (!files[0]) {
         rp_strv_free(files);
-        return br_error("no *kernel_trace.csv under '%s'", path);
+        return br_error("no *kernel_trace.csv or *%s under '%s'", RP_ROCPD_SUFFIX, path);
     }
     int rc = 0;
     for (char **f = files; *f && rc == 0; f++) {
         pw->files = xrealloc(pw->files, (pw->nfiles + 2) * sizeof(*pw->files));
         pw->files[pw->nfiles] = xstrdup(*f);
         pw->files[pw->nfiles + 1] = NULL;
-        rc = power_file(pw, names, *f, pw->nfiles++);
+        rc = is_db(*f) ? power_db(pw, names, *f, pw->nfiles++) : power_file(pw, names, *f, pw->nfiles++);
     }
     /* A header-only trace is a process without kernels (torchrun's parent);
      * only a run where no file has a row is an error. */
     if (rc == 0 && pw->dispatches == 0 && pw->truncated == 0)
-        rc = br_error_at(files[0], 1, 0, "header only, no data rows (in every kernel_trace file)");
+        rc = is_db(files[0]) ? br_error_at(files[0], 0, 0, "no dispatches: the kernels view is "
+                                                           "empty (in every kernel trace)")
+                             : br_error_at(files[0], 1, 0, "header only, no data rows (in every "
+                                                           "kernel_trace file)");
     rp_strv_free(files);
     kgrow(pw, names->n);
     return rc;

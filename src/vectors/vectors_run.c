@@ -403,7 +403,8 @@ int vec_find_tdp(const struct vec_opts *o, struct vec_result *r)
 
 /* ---- kernel window ------------------------------------------------------------ */
 
-/* True when some *kernel_trace.csv lies under dir (depth <= 5). */
+/* True when some *kernel_trace.csv or rocpd *_results.db lies under dir
+ * (depth <= 5). */
 static bool has_trace(const char *dir, int depth)
 {
     DIR *d = opendir(dir);
@@ -415,7 +416,7 @@ static bool has_trace(const char *dir, int depth)
         if (e->d_name[0] == '.')
             continue;
         char *p = fs_path_join(dir, e->d_name);
-        if (ends_with(e->d_name, "kernel_trace.csv"))
+        if (ends_with(e->d_name, "kernel_trace.csv") || ends_with(e->d_name, RP_ROCPD_SUFFIX))
             found = true;
         else if (depth < 5 && fs_is_dir(p))
             found = has_trace(p, depth + 1);
@@ -484,7 +485,8 @@ int vec_find_window(const struct vec_opts *o, struct vec_result *r)
 {
     struct vec_window *w = &r->win;
     if (!has_trace(r->prof_dir, 0)) {
-        w->note = xstrdup("no kernel trace (*kernel_trace.csv) in the run folder: all samples used");
+        w->note = xstrdup("no kernel trace (*kernel_trace.csv, *" RP_ROCPD_SUFFIX ") in the run "
+                          "folder: all samples used");
         if (!o->no_trim)
             vec_warn(r, "%s: no kernel trace found: samples are not trimmed to the kernel window",
                      r->prof_dir);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # prepare-carry.sh - fill .gpu/ (git-ignored) with what a device build needs and
-# the device image lacks: Debian's jansson, cmocka and pkgconf, unpacked, plus
+# the device image lacks: Debian's jansson, sqlite3, cmocka and pkgconf, unpacked, plus
 # env.sh that points CMake and pkg-config at them. Run here (with apt), then
 # name ".gpu" in the device call's carry and start its command with
 # ". .gpu/env.sh;".
@@ -8,7 +8,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$ROOT/.gpu
 rm -rf "$D" && mkdir -p "$D/debs" "$D/root"
-(cd "$D/debs" && apt-get download libjansson-dev libjansson4 libcmocka-dev libcmocka0 \
+(cd "$D/debs" && apt-get download libjansson-dev libjansson4 libsqlite3-dev libsqlite3-0 libcmocka-dev libcmocka0 \
     pkgconf pkgconf-bin libpkgconf3 2>/dev/null)
 for f in "$D"/debs/*.deb; do dpkg -x "$f" "$D/root"; done
 rm -rf "$D/debs"
