@@ -4,7 +4,8 @@
  * Folder RESULTS_DIR/pmc-<jobid>/: workload.conf, counters.json (the passes
  * used), run_info.txt, run.json (one entry per pass), and per pass
  * <pass>/ with the collector's <pass>[_<pid>]_counter_collection.csv and
- * _kernel_trace.csv, LABEL (the pass name) and rocprof.<pass>.txt (the app's
+ * _kernel_trace.csv (or, ROCPROF_FORMAT rocpd, <pass>[_<pid>]_results.db;
+ * run.json output_format says which), LABEL (the pass name) and rocprof.<pass>.txt (the app's
  * output under the collector). OUT_DIR is the pass folder while app_cmd runs;
  * the working folder is the run folder (inputs staged once). A failing pass
  * is reported and the remaining passes still run; a stop signal (time limit)
@@ -79,6 +80,7 @@ struct pmc_run {
     const struct br_collector_ops *col;
     struct br_passes passes;
     char *tool_version;
+    const char *format, *format_why;   /* collector output: "csv" or "rocpd", and why */
     json_t *results;            /* run.json "passes" */
     int failed;
     bool stopped;               /* a stop signal arrived: no more passes */
@@ -126,6 +128,7 @@ static void pass_req(const struct pmc_run *r, const struct br_pass *p, const cha
     req->per_node = r->st.conf.nnodes > 1;
     req->counters = (const char *const *)p->counters.v;
     req->tool_version = r->tool_version;
+    req->format = r->format;
     req->dry_run = r->st.dry_run;
 }
 
@@ -152,15 +155,16 @@ static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct st
         r->col->fixup(req);
     struct strv files;
     strv_init(&files);
-    int nfiles = br_collect_find_outputs(req->dir, "_counter_collection.csv", &files);
+    const char *suffix = br_rocprof_counter_suffix(r->format);
+    int nfiles = br_collect_find_outputs(req->dir, suffix, &files);
     strv_free(&files);
     bool ok = x.exit_code == 0 && nfiles > 0;
     printf("pass %s: rc=%d, %.3f s, %d counter file%s%s%s\n", p->name, x.exit_code, x.wall_s,
            nfiles < 0 ? 0 : nfiles, nfiles == 1 ? "" : "s", x.reason ? ", " : "",
            x.reason ? x.reason : "");
     if (x.exit_code == 0 && nfiles <= 0)
-        br_warn("pass %s: the app succeeded but no *_counter_collection.csv was written in %s",
-                p->name, req->dir);
+        br_warn("pass %s: the app succeeded but no *%s was written in %s", p->name, suffix,
+                req->dir);
     r->failed += !ok;
     r->stopped |= x.forwarded_signal != 0;
     json_array_append_new(r->results, pass_record(p, &x, nfiles < 0 ? 0 : nfiles));
@@ -238,16 +242,22 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
     free(arch);
     if (rc != 0)
         return -1;
-    if (strcmp(r->col->name, "rocprofv3") == 0)
+    r->format = "csv";
+    r->format_why = "the collector writes CSV";
+    if (strcmp(r->col->name, "rocprofv3") == 0) {
         r->tool_version = br_rocm_version(r->st.conf.rocm_path);
+        if (br_rocprof_format(r->st.conf.rocprof_format, r->tool_version, &r->format,
+                              &r->format_why) < 0)
+            return -1;
+    }
     r->results = json_array();
     if (r->st.dry_run) {
         bool rocprof = strcmp(r->col->name, "rocprofv3") == 0;
-        br_dry_run_note("counter set '%s' from %s: %zu passes, collector %s%s%s%s",
+        br_dry_run_note("counter set '%s' from %s: %zu passes, collector %s%s%s%s, output %s (%s)",
                         r->passes.set, r->passes.source, r->passes.n, r->col->name,
                         rocprof ? " (ROCm " : "",
                         rocprof ? (r->tool_version ? r->tool_version : "6.3+ assumed") : "",
-                        rocprof ? ")" : "");
+                        rocprof ? ")" : "", r->format, r->format_why);
         return 0;
     }
     return 0;
@@ -258,6 +268,8 @@ static int finish(struct pmc_run *r)
     json_t *extra = json_object();
     json_object_set_new(extra, "collector", json_string(r->col->name));
     json_object_set_new(extra, "counter_set", json_string(r->passes.set));
+    json_object_set_new(extra, "output_format", json_string(r->format));
+    json_object_set_new(extra, "output_format_reason", json_string(r->format_why));
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
     struct br_exec_result sum = { .exit_code = r->failed ? 1 : 0 };

@@ -38,8 +38,15 @@ static const char usage[] =
     "Exit status: 0 the app succeeded, 1 it failed or the conf is invalid,\n"
     "2 usage error.\n";
 
+/* rocprofv3's output of the trace: "csv" or "rocpd" (ROCPROF_FORMAT). */
+struct trace_fmt {
+    char *tool_version;
+    const char *format, *why;
+};
+
 /* Kernel tracer argv (empty when there is none for this vendor). */
-static int tracer_argv(const struct br_stage *st, const char *ktrace, struct strv *out)
+static int tracer_argv(const struct br_stage *st, const char *ktrace, struct trace_fmt *tf,
+                       struct strv *out)
 {
     strv_init(out);
     if (strcmp(st->vendor, "none") == 0)
@@ -50,9 +57,16 @@ static int tracer_argv(const struct br_stage *st, const char *ktrace, struct str
         br_warn("no kernel tracer for %s GPUs in this build: the power run has no kernel trace", v);
         return 0;
     }
+    tf->format = "csv";
+    tf->why = "the tracer writes CSV";
+    if (strcmp(c->name, "rocprofv3") == 0) {
+        tf->tool_version = br_rocm_version(st->conf.rocm_path);
+        if (br_rocprof_format(st->conf.rocprof_format, tf->tool_version, &tf->format, &tf->why) < 0)
+            return -1;
+    }
     struct br_collect_req req = {
         .dir = ktrace, .name = st->conf.workload, .per_process = st->conf.ntasks > 1,
-        .dry_run = st->dry_run,
+        .tool_version = tf->tool_version, .format = tf->format, .dry_run = st->dry_run,
     };
     strv_free(out);
     return c->trace_argv(&req, out);
@@ -83,7 +97,8 @@ static void sample_prefix(const struct br_stage *st, struct strv *out)
 /* One node: sample [...] -- app. Several nodes (h7, issue 4): the app alone;
  * the samplers run as their own step (stage/nodesamp.h) and each node's
  * trace goes to ktrace_<tag>/<node>/. */
-static int build_argv(const struct br_stage *st, char **ktrace, struct strv *argv)
+static int build_argv(const struct br_stage *st, char **ktrace, struct trace_fmt *tf,
+                      struct strv *argv)
 {
     char *leaf = xasprintf("ktrace_%s", st->conf.workload);
     *ktrace = fs_path_join(st->rundir, leaf);
@@ -91,7 +106,7 @@ static int build_argv(const struct br_stage *st, char **ktrace, struct strv *arg
     bool multi = br_node_samplers_wanted(&st->conf);
     char *tdir = multi ? fs_path_join(*ktrace, BR_NODE_TOKEN) : xstrdup(*ktrace);
     struct strv tracer, app;
-    int rc = tracer_argv(st, tdir, &tracer);
+    int rc = tracer_argv(st, tdir, tf, &tracer);
     free(tdir);
     if (rc != 0)
         return -1;
@@ -135,7 +150,8 @@ static int exec_with_node_samplers(const struct br_stage *st, const struct strv 
     return rc;
 }
 
-static int power_run(struct br_stage *st, const struct strv *argv, const char *ktrace)
+static int power_run(struct br_stage *st, const struct strv *argv, const char *ktrace,
+                     const struct trace_fmt *tf)
 {
     char *log = fs_path_join(st->rundir, "app.txt");
     struct br_exec_result r;
@@ -152,6 +168,10 @@ static int power_run(struct br_stage *st, const struct strv *argv, const char *k
         return BR_EXIT_FAIL;
     }
     json_t *extra = json_object();
+    if (tf->format) {
+        json_object_set_new(extra, "output_format", json_string(tf->format));
+        json_object_set_new(extra, "output_format_reason", json_string(tf->why));
+    }
     br_stage_perf_lines(st, log, extra);
     json_t *sum = br_power_summary(st->rundir, st->conf.workload, ktrace);
     json_object_set_new(extra, "power_summary", sum);
@@ -177,13 +197,17 @@ int cmd_power(int argc, char **argv)
         return BR_EXIT_FAIL;
     struct strv cmd;
     char *ktrace = NULL;
-    if (build_argv(&st, &ktrace, &cmd) != 0) {
+    struct trace_fmt tf = { 0 };
+    if (build_argv(&st, &ktrace, &tf, &cmd) != 0) {
         free(ktrace);
+        free(tf.tool_version);
         br_stage_release(&st);
         return BR_EXIT_FAIL;
     }
     if (dry) {
         br_dry_run_header(&st);
+        if (tf.format)
+            br_dry_run_note("kernel trace output: %s (%s)", tf.format, tf.why);
         if (br_node_samplers_wanted(&st.conf)) {
             char *self = fs_self_exe();
             struct strv sargv;
@@ -197,10 +221,11 @@ int cmd_power(int argc, char **argv)
         br_dry_run_print(&cmd);
         rc = BR_EXIT_OK;
     } else {
-        rc = power_run(&st, &cmd, ktrace);
+        rc = power_run(&st, &cmd, ktrace, &tf);
     }
     strv_free(&cmd);
     free(ktrace);
+    free(tf.tool_version);
     br_stage_release(&st);
     return rc;
 }

@@ -10,6 +10,8 @@
  * readers depend on it):
  *   <dir>/<name>[_<pid>]_counter_collection.csv   (pmc pass)
  *   <dir>/<name>[_<pid>]_kernel_trace.csv         (pmc pass and trace)
+ * or, rocprofv3 with format "rocpd", one SQLite database per process
+ *   <dir>/<name>[_<pid>]_results.db               (both; read/rocpd.h)
  * in the rocprofv3 7.x CSV schemas (notes/rocprofv3-formats.md), timestamps
  * in CLOCK_BOOTTIME ns. With NTASKS > 1 each process must write its own
  * files (the _<pid> part), or ranks overwrite one another.
@@ -49,6 +51,7 @@ struct br_collect_req {
                                  * ("@NODE@", replaced per task by launch.sh) */
     const char *const *counters;/* pmc: counter names, NULL-terminated */
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
+    const char *format;         /* rocprofv3 --output-format: "csv" (NULL) or "rocpd" */
     bool dry_run;               /* build argv only: write no input files */
 };
 
@@ -111,6 +114,18 @@ json_t *br_passes_json(const struct br_passes *p);
 /* rocprofv3 release "major.minor" from $ROCM_PATH/.info/version (or the
  * rocm_path given), NULL when unknown. Caller frees. */
 char *br_rocm_version(const char *rocm_path);
+
+/* rocprofv3's output format for a stage (conf ROCPROF_FORMAT): "csv" or
+ * "rocpd" as asked; "auto" (or NULL): rocpd from ROCm 7.13 on, whose
+ * rocprofv3 documentation deprecates direct CSV output ("collect in the
+ * default rocpd format, then use rocpd convert"), csv before (and when the
+ * release is unknown: CSV works on every release). rocpd needs ROCm 7.0+:
+ * -1 (printed) when the release is known to be older. *out is static;
+ * *why (static) says what decided. */
+int br_rocprof_format(const char *wanted, const char *tool_version, const char **out,
+                      const char **why);
+/* File name suffix of a pmc pass's counter results in that format. */
+const char *br_rocprof_counter_suffix(const char *format);
 
 /* Files in dir whose names end with suffix (sorted); appended to out as
  * full paths. Returns how many, -1 when dir cannot be read. */

@@ -8,7 +8,10 @@
  *         line "pmc: C1 C2 ..."), results under DIR/pmc_1/ (moved up by fixup).
  *   -o placeholders: %pid% (and %rank%, %hostname%) in 7.0; with several
  *   processes every rank needs its own name or they overwrite one file.
- * Output: DIR/NAME_counter_collection.csv, DIR/NAME_kernel_trace.csv.
+ * Output: DIR/NAME_counter_collection.csv, DIR/NAME_kernel_trace.csv; with
+ *   --output-format rocpd (7.0+) one SQLite database DIR/NAME_results.db
+ *   (rocprofiler-sdk docs "Using rocpd output format": -d DIR -o NAME gives
+ *   DIR/NAME_results.db).
  * The 6.2 paths are written from the documentation only (not run here).
  */
 #include "collect/collect.h"
@@ -22,6 +25,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* "major.minor" as a comparable number (7.13 -> 713); -1 when unknown. */
+static long release_number(const char *v)
+{
+    char *end;
+    long major = v ? strtol(v, &end, 10) : -1;
+    if (!v || end == v || *end != '.')
+        return -1;
+    long minor = strtol(end + 1, &end, 10);
+    return major * 100 + minor;
+}
+
+int br_rocprof_format(const char *wanted, const char *tool_version, const char **out,
+                      const char **why)
+{
+    long rel = release_number(tool_version);
+    if (wanted && !strcmp(wanted, "csv")) {
+        *out = "csv", *why = "ROCPROF_FORMAT=csv";
+        return 0;
+    }
+    if (wanted && !strcmp(wanted, "rocpd")) {
+        if (rel >= 0 && rel < 700)
+            return br_error("ROCPROF_FORMAT=rocpd: rocprofv3 of ROCm %s has no rocpd output "
+                            "(ROCm 7.0+): use csv or auto", tool_version);
+        *out = "rocpd", *why = "ROCPROF_FORMAT=rocpd";
+        return 0;
+    }
+    if (rel >= 713) {
+        *out = "rocpd", *why = "auto: ROCm 7.13+ deprecates rocprofv3's direct CSV output";
+    } else {
+        *out = "csv";
+        *why = rel < 0 ? "auto: ROCm release unknown, CSV works on every release"
+                       : "auto: CSV is current before ROCm 7.13";
+    }
+    return 0;
+}
+
+const char *br_rocprof_counter_suffix(const char *format)
+{
+    return format && !strcmp(format, "rocpd") ? "_results.db" : "_counter_collection.csv";
+}
 
 static bool is_62(const struct br_collect_req *req)
 {
@@ -77,7 +121,7 @@ static int rp_pmc_argv(const struct br_collect_req *req, struct strv *out)
     }
     strv_push(out, "--kernel-trace");
     strv_push(out, "--output-format");
-    strv_push(out, "csv");
+    strv_push(out, req->format ? req->format : "csv");
     out_args(req, out);
     strv_push(out, "--");
     return 0;
@@ -89,7 +133,7 @@ static int rp_trace_argv(const struct br_collect_req *req, struct strv *out)
     strv_push(out, "rocprofv3");
     strv_push(out, "--kernel-trace");
     strv_push(out, "--output-format");
-    strv_push(out, "csv");
+    strv_push(out, req->format ? req->format : "csv");
     out_args(req, out);
     strv_push(out, "--");
     return 0;
@@ -133,7 +177,8 @@ static int rp_fixup(const struct br_collect_req *req)
     return rc;
 }
 
-static const char *const rp_outputs[] = { "_counter_collection.csv", "_kernel_trace.csv", NULL };
+static const char *const rp_outputs[] = { "_counter_collection.csv", "_kernel_trace.csv",
+                                          "_results.db", NULL };
 
 const struct br_collector_ops br_collector_rocprofv3 = {
     .name = "rocprofv3",

@@ -34,7 +34,7 @@
 #define BR_CONF_SCALARS                                                        \
     "WORKLOAD WORKLOAD_DESC PROFILING_DIR RESULTS_DIR NGPUS NTASKS "           \
     "BIND_GPU_PER_TASK SAMPLE_GPUS ROCM_PATH PROF_LT SAMPLE_MS PERF_GREP "      \
-    "VENDOR ARCH PARTITION TIME_LIMIT COUNTERS NNODES SAMPLE_BACKEND"
+    "VENDOR ARCH PARTITION TIME_LIMIT COUNTERS NNODES SAMPLE_BACKEND ROCPROF_FORMAT"
 #define BR_CONF_ARRAYS "MODULES REQUIRED_FILES LAUNCHER"
 
 const char br_conf_loader_script[] =
@@ -300,6 +300,14 @@ static int check_bind(const char *path, struct br_conf *c, const char *v)
     return 0;
 }
 
+static int check_rocprof_format(const char *path, const struct br_conf *c)
+{
+    const char *f = c->rocprof_format;
+    if (strcmp(f, "auto") && strcmp(f, "csv") && strcmp(f, "rocpd"))
+        return conf_err(path, "ROCPROF_FORMAT must be auto, csv or rocpd, got '%s'", f);
+    return 0;
+}
+
 static int check_vendor(const char *path, struct br_conf *c)
 {
     if (!c->vendor)
@@ -344,6 +352,9 @@ static void take_strings(const struct raw *w, struct br_conf *c)
     c->sample_backend = opt_str(w, "SAMPLE_BACKEND");
     if (!c->sample_backend)
         c->sample_backend = xstrdup("auto");
+    c->rocprof_format = opt_str(w, "ROCPROF_FORMAT");
+    if (!c->rocprof_format)
+        c->rocprof_format = xstrdup("auto");
 }
 
 static int check_app_cmd(struct raw *w, const char *path, struct br_conf *c)
@@ -420,7 +431,7 @@ static int validate(struct raw *w, const char *path, unsigned flags, struct br_c
         return conf_err(path, "RESULTS_DIR is empty");
     c->results_dir = conf_abs(c->dir, rd);
     take_strings(w, c);
-    if (check_vendor(path, c) || check_app_cmd(w, path, c))
+    if (check_vendor(path, c) || check_rocprof_format(path, c) || check_app_cmd(w, path, c))
         return -1;
     take_arrays(w, c);
     if ((flags & BR_CONF_CHECK_FILES) && br_conf_check_files(c) != 0)
@@ -547,7 +558,7 @@ void br_conf_free(struct br_conf *c)
     char **strs[] = { &c->path, &c->dir, &c->workload, &c->workload_desc, &c->profiling_dir,
                       &c->results_dir, &c->sample_gpus, &c->rocm_path, &c->prof_lt,
                       &c->perf_grep, &c->vendor, &c->arch, &c->partition, &c->time_limit,
-                      &c->counters, &c->sample_backend, &c->out_dir };
+                      &c->counters, &c->sample_backend, &c->rocprof_format, &c->out_dir };
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
         free(*strs[i]);
         *strs[i] = NULL;

@@ -18,7 +18,8 @@
  * Optional (DESIGN.md §4): VENDOR (amd|nvidia|none, default auto-detected;
  * none = CPU-only workload, GPU checks skipped), ARCH, PARTITION, TIME_LIMIT,
  * COUNTERS (counter set name or JSON path), LAUNCHER (array or string; "none"
- * forces direct exec), NNODES (default 1), SAMPLE_BACKEND (default auto).
+ * forces direct exec), NNODES (default 1), SAMPLE_BACKEND (default auto),
+ * ROCPROF_FORMAT (auto, csv or rocpd; default auto).
  * A string where an array is expected (MODULES, REQUIRED_FILES, LAUNCHER) is
  * split on blanks by bash, as `for m in $MODULES` would.
  *
@@ -63,6 +64,7 @@ struct br_conf {
     struct strv launcher;   /* empty = automatic (srun / direct) */
     long nnodes;            /* default 1 */
     char *sample_backend;   /* default "auto" */
+    char *rocprof_format;   /* rocprofv3 output: "auto" (default), "csv" or "rocpd" */
 
     /* functions */
     bool has_stage_inputs;
