@@ -41,6 +41,7 @@ static int progress(void *arg)
 }
 
 /* The formatted text (allocated). */
+static char *vtext(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static char *vtext(const char *fmt, va_list ap)
 {
     va_list cp;
