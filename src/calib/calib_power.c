@@ -1,7 +1,8 @@
 /* calib_power.c - power-run checks of the calibration: the long kernel's
  * duration in the kernel trace and the power rise at its start.
  *
- * Owns: finding one kernel's launch in the power run's kernel_trace.csv files
+ * Owns: finding one kernel's launch in the power run's kernel traces
+ * (kernel_trace.csv files or rocpd databases)
  * (rocprofv3 7.x schema, also written by the CUPTI tracer; columns by name),
  * reading a power series from the sampler's telemetry CSV (METRICS.md §10,
  * src/read/telemetry.h) and from NVML's driver power samples
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "read/csv.h"
+#include "read/rocpd.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/error.h"
@@ -177,14 +179,57 @@ static int trace_scan(struct csv_src *s, const char *name, bool first_only, stru
     return rc;
 }
 
-/* Every *kernel_trace.csv under prof_dir (first_only: until one launch). */
+/* The same over a rocpd database's kernels view. */
+struct dbscan {
+    const char *name;
+    bool first_only;
+    struct launches *acc;
+};
+
+static int db_launch(void *ctx, const struct rocpd_dispatch *d)
+{
+    struct dbscan *c = ctx;
+    struct csv_span f = { d->name, (uint32_t)d->name_len, true };
+    if (!span_is_kernel(&f, c->name))
+        return 0;
+    if (!c->acc->n) {
+        c->acc->first_start = (int64_t)d->start;
+        c->acc->first_end = (int64_t)d->end;
+    }
+    c->acc->ns += (double)(d->end - d->start);
+    c->acc->n++;
+    return c->first_only;     /* stop at the first when asked */
+}
+
+static int db_scan(const char *path, const char *name, bool first_only, struct launches *acc)
+{
+    struct rocpd_db *db;
+    char *err = NULL;
+    struct dbscan c = { name, first_only, acc };
+    int rc = rocpd_open(&db, path, &err);
+    if (rc == 0) {
+        rc = rocpd_each_dispatch(db, db_launch, &c, &err);
+        rocpd_close(db);
+    }
+    if (rc < 0)
+        br_error("%s", err ? err : path);
+    free(err);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Every kernel trace under prof_dir: *kernel_trace.csv and rocpd
+ * *_results.db (first_only: until one launch). */
 static int scan_traces(const char *prof_dir, const char *name, bool first_only, struct launches *acc)
 {
-    char **files = rp_find_files(prof_dir, "kernel_trace.csv");
+    char **files = rp_find_traces(prof_dir);
     int rc = 0;
     *acc = (struct launches){ 0 };
-    for (size_t i = 0; files[i] && rc == 0 && !(first_only && acc->n); i++)
-        rc = trace_scan(csv_open(files[i]), name, first_only, acc);
+    for (size_t i = 0; files[i] && rc == 0 && !(first_only && acc->n); i++) {
+        size_t n = strlen(files[i]), m = strlen(RP_ROCPD_SUFFIX);
+        rc = n >= m && !strcmp(files[i] + n - m, RP_ROCPD_SUFFIX)
+                 ? db_scan(files[i], name, first_only, acc)
+                 : trace_scan(csv_open(files[i]), name, first_only, acc);
+    }
     rp_strv_free(files);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* test_rocpd.c - the rocpd (SQLite) reader: a database built from
  * rocprofv3's own schema SQL (rocpdfix.h) read through its views, known
  * answers for dispatches, counters (summed over instances), agents, memory
- * copies, the per-process aggregate, pass folders and the power run; opened
+ * copies, the per-process aggregate, pass folders, the power run and
+ * calibrate's kernel timing; opened
  * read-only (no side files, the file unchanged, a -wal read); the same from
  * memory; malformed databases give clear errors (not SQLite, empty, no
  * views, missing column, wrong type, reversed times, NULL value, bad JSON,
@@ -11,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "calib/calib.h"
 #include "read/rocpd.h"
 #include "read/rocprof.h"
 #include "read/rpagg.h"
@@ -288,6 +290,12 @@ static void test_aggregate(void **st)
     assert_int_equal(pw.vgpr[intern_find(&names, GEMM, strlen(GEMM))], 128);
     rp_power_release(&pw);
     intern_release(&names);
+    /* calibrate's kernel timing reads the database too: gemm 500 + 700 ns */
+    double ns;
+    long n;
+    assert_int_equal(br_calib_trace_time(pdir, "void gemm<double>", &ns, &n), 0);
+    assert_int_equal(n, 2);
+    assert_true(ns == 1200);
     free(pdir);
     free(path);
 }
