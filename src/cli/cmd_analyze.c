@@ -208,7 +208,8 @@ static int load_passes(struct an_passes *p, const struct an_opts *o)
         rc = found ? 0 : -1;
         rp_strv_free(found);
         if (rc == 0 && p->n == 0)
-            rc = br_error("%s: no pass folder with a *_counter_collection.csv", o->pmc_dir);
+            rc = br_error("%s: no pass folder with a *_counter_collection.csv or *" RP_ROCPD_SUFFIX,
+                          o->pmc_dir);
     }
     free(def);
     return rc;
