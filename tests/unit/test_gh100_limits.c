@@ -1,4 +1,5 @@
-/* test_gh100_limits.c - known answers for gh100.json's per-kernel occupancy limit.
+/* test_gh100_limits.c - known answers for gh100.json's per-kernel occupancy
+ * limit, tensor pipe busy and tensor FLOP rates per instruction path.
  *
  * max_waves_CU (warps per SM a kernel can have resident) from registers per
  * thread, shared memory per block and block size, checked against the
@@ -76,6 +77,56 @@ static void test_tensor_pipe(void **st)
     arch_free(ap);
 }
 
+/* Tensor FLOP rates per instruction path (issue 14). The factors are the
+ * H200 calibration's (every path counter = 2*M*N*K x instructions, ncu and
+ * benchrun calibrate): exactly 1. A kernel mixing paths adds them: counter
+ * rates per ns in, TFLOP/s = FLOP/ns / 1000 out, computed here by hand. */
+static void test_tensor_paths(void **st)
+{
+    (void)st;
+    struct arch_profile *ap = arch_load(PROFILE, NULL, 0);
+    assert_non_null(ap);
+    const char *factors[] = { "TENSOR_FLOP_PER_OP_HGMMA", "TENSOR_FLOP_PER_OP_HMMA",
+                              "TENSOR_FLOP_PER_OP_QGMMA", "TENSOR_FLOP_PER_OP_IGMMA",
+                              "TENSOR_FLOP_PER_OP_IMMA", "TENSOR_FLOP_PER_OP_DMMA" };
+    for (size_t f = 0; f < sizeof(factors) / sizeof(*factors); f++) {
+        bool found = false;
+        for (int i = 0; i < ap->nconsts; i++)
+            if (!strcmp(ap->consts[i].name, factors[f])) {
+                found = true;
+                assert_true(ap->consts[i].value == 1.0);
+            }
+        if (!found)
+            fail_msg("%s not in gh100.json", factors[f]);
+    }
+    double attr[AA_COUNT] = { 0 };
+    /* 500e3 FLOP/ns on wgmma + 250e3 on mma.sync: 750 TFLOP/s of BF16 */
+    struct rate bf16[] = { { "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", 500e3 },
+                           { "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", 250e3 },
+                           { NULL, 0 } };
+    assert_true(fabs(metric_eval(ap, "TFLOPs_BF16_TENSOR", attr, bf16, 1980) - 750.0) < 1e-9);
+    /* FP16: wgmma 100e3, mma.sync f16-accumulate 20e3 (pass 04), f32-accumulate
+     * 30e3 (pass 06): 150 TFLOP/s; without pass 04 (NaN) the other two, 130 */
+    struct rate f16[] = { { "sm__ops_path_tensor_op_hgmma_src_fp16.sum", 100e3 },
+                          { "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum", 20e3 },
+                          { "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", 30e3 },
+                          { NULL, 0 } };
+    assert_true(fabs(metric_eval(ap, "TFLOPs_F16_TENSOR", attr, f16, 1980) - 150.0) < 1e-9);
+    f16[1].counter = "not_collected";
+    assert_true(fabs(metric_eval(ap, "TFLOPs_F16_TENSOR", attr, f16, 1980) - 130.0) < 1e-9);
+    struct rate tf32[] = { { "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", 40e3 },
+                           { "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", 2e3 },
+                           { NULL, 0 } };
+    assert_true(fabs(metric_eval(ap, "TFLOPs_TF32_TENSOR", attr, tf32, 1980) - 42.0) < 1e-9);
+    struct rate i8[] = { { "sm__ops_path_tensor_op_igmma_src_int8.sum", 900e3 },
+                         { "sm__ops_path_tensor_op_imma_src_int8_sparsity_off.sum", 100e3 },
+                         { NULL, 0 } };
+    assert_true(fabs(metric_eval(ap, "TFLOPs_I8_TENSOR", attr, i8, 1980) - 1000.0) < 1e-9);
+    struct rate f64[] = { { "sm__ops_path_tensor_src_fp64.sum", 60e3 }, { NULL, 0 } };
+    assert_true(fabs(metric_eval(ap, "TFLOPs_FP64_TENSOR", attr, f64, 1980) - 60.0) < 1e-9);
+    arch_free(ap);
+}
+
 static void test_blocks_and_smem(void **st)
 {
     (void)st;
@@ -101,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_registers),
         cmocka_unit_test(test_blocks_and_smem),
         cmocka_unit_test(test_tensor_pipe),
+        cmocka_unit_test(test_tensor_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
