@@ -22,6 +22,7 @@
 #include <cupti.h>
 
 #include "trace/clockconv.h"
+#include "trace/copytrace.h"
 #include "trace/ktrace_write.h"
 
 /* Configuration read from the environment once, at injection. */
@@ -42,6 +43,19 @@ struct brc_config {
                               every kernel, see rangeprof.c) */
     bool range_runs;       /* BENCHRUN_CUPTI_RANGE=run: one user range per run of consecutive
                               launches of the same kernel (default: auto range per launch) */
+    bool serialize;        /* BENCHRUN_CUPTI_SERIALIZE=1: one launch or module load/unload call
+                              at a time in the process, the library's lock held through it */
+    bool copies;           /* memory copy and set activity (BENCHRUN_CUPTI_COPIES, default 1):
+                              <prefix>_memory_copy_trace.csv, in both modes */
+    bool strip_pdl;        /* BENCHRUN_CUPTI_STRIP_PDL=1: programmatic stream serialization
+                              turned off in the launch attributes (counter mode) */
+};
+
+/* Launch attributes seen (brc_launch.attrs). */
+enum {
+    BRC_ATTR_CLUSTER = 1,  /* cluster dimension attribute with more than one block */
+    BRC_ATTR_PDL = 2,      /* programmatic stream serialization allowed */
+    BRC_ATTR_COOP = 4,     /* cooperative launch attribute */
 };
 
 /* What a launch API callback knows about one launch (inject.c → rangeprof.c). */
@@ -54,6 +68,19 @@ struct brc_launch {
     CUstream stream;
     bool late;             /* seen only at the API's exit: already submitted (no events,
                               no decode before it) */
+    unsigned attrs;        /* BRC_ATTR_* of an Ex launch */
+    uint32_t cluster[3];   /* cluster dimension attribute (0: none) */
+};
+
+/* What the launch callbacks saw, for the companion JSON (atomic counters). */
+struct brc_census {
+    uint64_t launch_ex;        /* cuLaunchKernelEx / cudaLaunchKernelExC calls */
+    uint64_t cluster;          /* ... with a cluster dimension attribute of > 1 block */
+    uint64_t cluster1;         /* ... with a cluster dimension attribute of 1 x 1 x 1 */
+    uint64_t pdl;              /* ... with programmatic stream serialization allowed */
+    uint64_t pdl_stripped;     /* ... where BENCHRUN_CUPTI_STRIP_PDL turned it off */
+    uint64_t modules_loaded;   /* CUPTI_CBID_RESOURCE_MODULE_LOADED callbacks */
+    uint64_t threads;          /* distinct threads that launched */
 };
 
 /* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */
@@ -79,6 +106,11 @@ struct brc_state {
     uint64_t dispatched;   /* rows written so far (Dispatch_Id base) */
     uint64_t dropped;      /* activity records CUPTI dropped */
     FILE *trace_fp;        /* <prefix>_kernel_trace.csv.part while open */
+    /* memory copies and sets held until written (raw CUPTI timestamps) */
+    struct ct_copy *copies;
+    size_t ncopies, capcopies;
+    uint64_t copy_rows;
+    FILE *copy_fp;         /* <prefix>_memory_copy_trace.csv.part while open */
     uint64_t trace_rows;
     /* interned demangled names */
     char **names;
@@ -93,6 +125,7 @@ struct brc_state {
     uint64_t launches_reentrant;   /* launched from inside our own callback (CUPTI/driver) */
     char *error;           /* first error, for the companion JSON */
     int hw_trace;          /* CUptiResult of cuptiActivityEnableHWTrace(1), -1 not tried */
+    struct brc_census census;
 };
 
 extern struct brc_state brc;
@@ -100,7 +133,12 @@ extern struct brc_state brc;
 /* What this thread is doing inside the library (a string literal, NULL: not in
  * the library); printed by the fatal-signal reporter (inject.c). */
 extern __thread const char *brc_tls_phase;
-#define BRC_PHASE(s) (brc_tls_phase = (s))
+/* The last phase any thread entered and that thread's id: when another thread
+ * crashes, the report says what the library was doing meanwhile. */
+extern const char *volatile brc_any_phase;
+extern volatile long brc_any_phase_tid;
+void brc_phase(const char *s);
+#define BRC_PHASE(s) brc_phase(s)
 
 /* Records the first error (printf-style) and prints it to stderr. */
 void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -110,11 +148,12 @@ const char *brc_cupti_str(CUptiResult r);
 char *brc_path(const char *suffix);
 
 /* kstore.c */
-int brc_kstore_start(void);                        /* activity kinds + buffers */
+int brc_kstore_start(bool kernels, bool copies);   /* activity kinds + buffers */
 void brc_kstore_device_buffer(size_t bytes);       /* before brc_kstore_start */
 void brc_kstore_flush(bool forced);                /* cuptiActivityFlushAll */
 void brc_kstore_write_trace(void);                 /* held records → CSV (lock held) */
 int brc_kstore_close_trace(void);                  /* rename .part → final (lock held) */
+void brc_kstore_write_copies(void);                /* held copies → CSV (lock held) */
 const char *brc_kstore_name(uint32_t idx);
 uint32_t brc_kstore_intern(const char *mangled);   /* lock held */
 /* Fills a rocprofv3 row from a record; timestamps converted to boottime. */

@@ -19,6 +19,12 @@
  *   BENCHRUN_CUPTI_RANGE    "run": one range per run of consecutive launches of one
  *                           kernel, values split evenly over its launches (cheaper;
  *                           default "launch": one auto range per launch, exact)
+ *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
+ *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
+ *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
+ *                           module load/unload call (one at a time per process)
+ *   BENCHRUN_CUPTI_STRIP_PDL 1: programmatic stream serialization turned off in
+ *                           launch attributes (counter mode)
  * Files, written at the end (exit() from any thread, cudaDeviceReset or context
  * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
  * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
@@ -51,6 +57,23 @@ static __thread bool tls_runtime_deferred; /* that call had no context yet: its 
 static __thread bool tls_deferred_taken;   /* ... and a driver launch callback recorded it */
 static __thread int tls_in_callback;      /* inside on_api's profiler work (re-entrancy) */
 __thread const char *brc_tls_phase;
+const char *volatile brc_any_phase;
+volatile long brc_any_phase_tid;
+/* The launch API call this thread is inside (CUPTI's function name, a static
+ * string) and its kernel's name, for the crash report. */
+static __thread const char *tls_api;
+static __thread char tls_api_symbol[160];
+static __thread unsigned tls_api_attrs;
+static __thread bool tls_counted;   /* this thread's first launch was counted */
+
+void brc_phase(const char *s)
+{
+    brc_tls_phase = s;
+    if (s) {
+        brc_any_phase = s;
+        brc_any_phase_tid = (long)syscall(SYS_gettid);
+    }
+}
 static int sig_pipe[2] = { -1, -1 };
 static struct sigaction old_term;
 
@@ -143,6 +166,11 @@ static void read_config(void)
     c->activity = act && *act ? strcmp(act, "0") != 0 : c->nmetrics == 0;
     const char *range = getenv("BENCHRUN_CUPTI_RANGE");
     c->range_runs = range && strcmp(range, "run") == 0;
+    const char *ser = getenv("BENCHRUN_CUPTI_SERIALIZE"), *pdl = getenv("BENCHRUN_CUPTI_STRIP_PDL");
+    c->serialize = ser && strcmp(ser, "1") == 0;
+    c->strip_pdl = pdl && strcmp(pdl, "1") == 0;
+    const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
+    c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
 }
 
@@ -177,6 +205,20 @@ static void json_clock(FILE *fp)
     fprintf(fp, "]},\n");
 }
 
+/* What the launch callbacks saw (counter mode; zeros in trace mode). */
+static void json_census(FILE *fp)
+{
+    const struct brc_census *c = &brc.census;
+    fprintf(fp, "  \"launch_census\": {\"launch_ex\": %llu, \"cluster\": %llu, \"cluster_1x1x1\": %llu, "
+                "\"programmatic_serialization\": %llu, \"programmatic_serialization_stripped\": %llu, "
+                "\"modules_loaded\": %llu, \"threads\": %llu, \"serialized\": %s},\n",
+            (unsigned long long)c->launch_ex, (unsigned long long)c->cluster,
+            (unsigned long long)c->cluster1, (unsigned long long)c->pdl,
+            (unsigned long long)c->pdl_stripped, (unsigned long long)c->modules_loaded,
+            (unsigned long long)c->threads, brc.cfg.serialize ? "true" : "false");
+    fprintf(fp, "  \"memory_copies\": %llu,\n", (unsigned long long)brc.copy_rows);
+}
+
 static void write_json(const char *reason)
 {
     char *part = brc_path("cupti.json.part"), *final = brc_path("cupti.json");
@@ -201,14 +243,15 @@ static void write_json(const char *reason)
         fprintf(fp, "  \"kernels\": %llu,\n  \"activity_records_dropped\": %llu,\n"
                     "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n  \"ranges_unmatched\": %llu,\n"
                     "  \"counter_rows\": %llu,\n  \"launches_dropped\": %llu,\n"
-                    "  \"launches_captured\": %llu,\n  \"launches_reentrant\": %llu,\n"
-                    "  \"error\": ",
+                    "  \"launches_captured\": %llu,\n  \"launches_reentrant\": %llu,\n",
                 (unsigned long long)(brc.trace_rows ? brc.trace_rows : brc.nk),
                 (unsigned long long)brc.dropped, (unsigned long long)brc.ranges,
                 (unsigned long long)brc.ranges_dropped, (unsigned long long)brc.unmatched,
                 (unsigned long long)brc.counter_rows, (unsigned long long)brc.launches_dropped,
                 (unsigned long long)brc.launches_captured,
                 (unsigned long long)brc.launches_reentrant);
+        json_census(fp);
+        fputs("  \"error\": ", fp);
         if (brc.error)
             json_str(fp, brc.error);
         else
@@ -343,6 +386,26 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     ss_append(head, sizeof(head), &n, brc_tls_phase ? brc_tls_phase : "not running in this thread");
     ss_append(head, sizeof(head), &n, "\n");
     ss_write(2, head);
+    n = 0;
+    if (tls_api) {
+        ss_append(head, sizeof(head), &n, "benchrun-cupti: this thread is inside ");
+        ss_append(head, sizeof(head), &n, tls_api);
+        ss_append(head, sizeof(head), &n, " of ");
+        ss_append(head, sizeof(head), &n, tls_api_symbol[0] ? tls_api_symbol : "(no symbol)");
+        ss_append(head, sizeof(head), &n, (tls_api_attrs & BRC_ATTR_CLUSTER) ? ", cluster attribute" : "");
+        ss_append(head, sizeof(head), &n, (tls_api_attrs & BRC_ATTR_PDL) ? ", programmatic stream serialization" : "");
+        ss_append(head, sizeof(head), &n, "\n");
+    }
+    const char *other = brc_any_phase;
+    if (other && brc_any_phase_tid != (long)syscall(SYS_gettid)) {
+        ss_append(head, sizeof(head), &n, "benchrun-cupti: last phase entered by thread ");
+        ss_append_u(head, sizeof(head), &n, (uint64_t)brc_any_phase_tid, 10);
+        ss_append(head, sizeof(head), &n, ": ");
+        ss_append(head, sizeof(head), &n, other);
+        ss_append(head, sizeof(head), &n, "\n");
+    }
+    if (n)
+        ss_write(2, head);
     void *pcs[48];
     int np = backtrace(pcs, 48);
     for (int i = 0; i < np; i++)
@@ -377,6 +440,13 @@ static bool is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id)
                id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
     return id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
            id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+static void set_cluster(struct brc_launch *l, unsigned x, unsigned y, unsigned z)
+{
+    l->cluster[0] = x, l->cluster[1] = y, l->cluster[2] = z;
+    if ((unsigned long long)x * y * z > 1)
+        l->attrs |= BRC_ATTR_CLUSTER;
 }
 
 static void set_dims(struct brc_launch *l, const unsigned g[3], const unsigned b[3], size_t shmem,
@@ -415,6 +485,16 @@ static void launch_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const voi
             unsigned g[3] = { c->gridDim.x, c->gridDim.y, c->gridDim.z };
             unsigned b[3] = { c->blockDim.x, c->blockDim.y, c->blockDim.z };
             set_dims(l, g, b, c->dynamicSmemBytes, (CUstream)c->stream, ptsz);
+            for (unsigned i = 0; c->attrs && i < c->numAttrs; i++) {
+                const cudaLaunchAttribute *a = &c->attrs[i];
+                if (a->id == cudaLaunchAttributeClusterDimension)
+                    set_cluster(l, a->val.clusterDim.x, a->val.clusterDim.y, a->val.clusterDim.z);
+                else if (a->id == cudaLaunchAttributeProgrammaticStreamSerialization &&
+                         a->val.programmaticStreamSerializationAllowed)
+                    l->attrs |= BRC_ATTR_PDL;
+                else if (a->id == cudaLaunchAttributeCooperative && a->val.cooperative)
+                    l->attrs |= BRC_ATTR_COOP;
+            }
         }
         return;
     }
@@ -440,7 +520,67 @@ static void launch_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const voi
         unsigned g[3] = { c->gridDimX, c->gridDimY, c->gridDimZ };
         unsigned b[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
         set_dims(l, g, b, c->sharedMemBytes, c->hStream, ptsz);
+        for (unsigned i = 0; c->attrs && i < c->numAttrs; i++) {
+            const CUlaunchAttribute *a = &c->attrs[i];
+            if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+                set_cluster(l, a->value.clusterDim.x, a->value.clusterDim.y, a->value.clusterDim.z);
+            else if (a->id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+                     a->value.programmaticStreamSerializationAllowed)
+                l->attrs |= BRC_ATTR_PDL;
+            else if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative)
+                l->attrs |= BRC_ATTR_COOP;
+        }
     }
+}
+
+static bool is_ex_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id)
+{
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+               id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
+    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+}
+
+/* BENCHRUN_CUPTI_STRIP_PDL: programmatic stream serialization turned off in
+ * the caller's own launch attributes (valid for the duration of the call).
+ * A kernel launched without it runs after its predecessor ends, and
+ * griddepcontrol.wait returns at once (PTX ISA, griddepcontrol): the same
+ * results, which auto ranges serialize anyway. Returns whether it did. */
+static bool strip_pdl(CUpti_CallbackDomain dom, const void *params)
+{
+    bool done = false;
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        const cudaLaunchConfig_t *c = ((const cudaLaunchKernelExC_v11060_params *)params)->config;
+        for (unsigned i = 0; c && c->attrs && i < c->numAttrs; i++)
+            if (c->attrs[i].id == cudaLaunchAttributeProgrammaticStreamSerialization &&
+                c->attrs[i].val.programmaticStreamSerializationAllowed) {
+                ((cudaLaunchAttribute *)&c->attrs[i])->val.programmaticStreamSerializationAllowed = 0;
+                done = true;
+            }
+        return done;
+    }
+    const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
+    for (unsigned i = 0; c && c->attrs && i < c->numAttrs; i++)
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+            c->attrs[i].value.programmaticStreamSerializationAllowed) {
+            ((CUlaunchAttribute *)&c->attrs[i])->value.programmaticStreamSerializationAllowed = 0;
+            done = true;
+        }
+    return done;
+}
+
+/* Counts an Ex launch and its attributes (census in the companion JSON). */
+static void census_launch(const struct brc_launch *l)
+{
+    struct brc_census *c = &brc.census;
+    __atomic_fetch_add(&c->launch_ex, 1, __ATOMIC_RELAXED);
+    if (l->attrs & BRC_ATTR_CLUSTER)
+        __atomic_fetch_add(&c->cluster, 1, __ATOMIC_RELAXED);
+    else if (l->cluster[0])
+        __atomic_fetch_add(&c->cluster1, 1, __ATOMIC_RELAXED);
+    if (l->attrs & BRC_ATTR_PDL)
+        __atomic_fetch_add(&c->pdl, 1, __ATOMIC_RELAXED);
 }
 
 /* The launched function of a driver launch call (NULL for others). It may be
@@ -541,6 +681,14 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     struct brc_launch l = { graph ? "<graph launch>" : cb->symbolName, graph, { 0 }, { 0 }, 0,
                             false, NULL };
     launch_dims(dom, id, cb->functionParams, &l);
+    if (is_ex_launch(dom, id)) {
+        census_launch(&l);
+        if (brc.cfg.strip_pdl && (l.attrs & BRC_ATTR_PDL) && strip_pdl(dom, cb->functionParams)) {
+            __atomic_fetch_add(&brc.census.pdl_stripped, 1, __ATOMIC_RELAXED);
+            l.attrs &= ~(unsigned)BRC_ATTR_PDL;
+        }
+    }
+    tls_api_attrs = l.attrs;
     if (tls_runtime_deferred)
         tls_deferred_taken = true;
     pthread_mutex_lock(&brc.lock);
@@ -554,12 +702,30 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     pthread_mutex_unlock(&brc.lock);
 }
 
+/* Module and library loads and unloads: only taken with BENCHRUN_CUPTI_SERIALIZE. */
+static const CUpti_CallbackId driver_module[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoad, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile, CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload,
+};
+
+static bool is_module_call(CUpti_CallbackId id)
+{
+    for (size_t i = 0; i < sizeof(driver_module) / sizeof(*driver_module); i++)
+        if (driver_module[i] == id)
+            return true;
+    return false;
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id,
                                  const void *data)
 {
     (void)ud;
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
         const CUpti_ResourceData *rd = data;
+        if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED)   /* no lock: inside the driver's load */
+            __atomic_fetch_add(&brc.census.modules_loaded, 1, __ATOMIC_RELAXED);
         if (id != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
             return;
         pthread_mutex_lock(&brc.lock);
@@ -569,15 +735,42 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         brc_kstore_flush(false);
         return;
     }
+    const CUpti_CallbackData *cb = data;
+    bool enter = cb->callbackSite == CUPTI_API_ENTER;
+    /* BENCHRUN_CUPTI_SERIALIZE: the lock is held from the entry of a launch or
+     * module call to its exit (recursive: the callbacks below take it again) */
+    if (brc.cfg.serialize && enter)
+        pthread_mutex_lock(&brc.lock);
+    if (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_module_call(id)) {
+        if (brc.cfg.serialize && !enter)
+            pthread_mutex_unlock(&brc.lock);
+        return;
+    }
+    if (!tls_api && enter) {   /* the outermost launch call of this thread */
+        tls_api = cb->functionName;
+        size_t k = 0;
+        for (const char *p = cb->symbolName; p && *p && k + 1 < sizeof(tls_api_symbol); p++)
+            tls_api_symbol[k++] = *p;
+        tls_api_symbol[k] = '\0';
+        tls_api_attrs = 0;
+        if (!tls_counted) {
+            tls_counted = true;
+            __atomic_fetch_add(&brc.census.threads, 1, __ATOMIC_RELAXED);
+        }
+    }
     if (tls_in_callback) {
         /* a launch made from inside our own work (CUPTI or the driver working
          * for a profiler call of ours): never profiled, never recursed into */
         __atomic_fetch_add(&brc.launches_reentrant, 1, __ATOMIC_RELAXED);
-        return;
+    } else {
+        tls_in_callback = 1;
+        on_api(dom, id, data);
+        tls_in_callback = 0;
     }
-    tls_in_callback = 1;
-    on_api(dom, id, data);
-    tls_in_callback = 0;
+    if (!enter && tls_api == cb->functionName)
+        tls_api = NULL;
+    if (brc.cfg.serialize && !enter)
+        pthread_mutex_unlock(&brc.lock);
 }
 
 static const CUpti_CallbackId runtime_launch[] = {
@@ -609,12 +802,15 @@ static int subscribe(void)
     }
     cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
     if (!brc.cfg.nmetrics)
         return 0;   /* trace mode: no per-launch callback at all */
     for (size_t i = 0; i < sizeof(runtime_launch) / sizeof(*runtime_launch); i++)
         cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
     for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)
         cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launch[i]);
+    for (size_t i = 0; brc.cfg.serialize && i < sizeof(driver_module) / sizeof(*driver_module); i++)
+        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_module[i]);
     return 0;
 }
 
@@ -643,7 +839,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     mkdir(brc.cfg.out_dir, 0755);
     if (brc.cfg.devbuf_bytes)
         brc_kstore_device_buffer(brc.cfg.devbuf_bytes);
-    if (subscribe() != 0 || (brc.cfg.activity && brc_kstore_start() != 0)) {
+    if (subscribe() != 0 ||
+        ((brc.cfg.activity || brc.cfg.copies) && brc_kstore_start(brc.cfg.activity, brc.cfg.copies) != 0)) {
         write_json("CUPTI initialization failed");
         return 1;
     }

@@ -75,6 +75,58 @@ static void take_kernel(const CUpti_ActivityKernel10 *r)
     k->name = brc_kstore_intern(r->name);
 }
 
+/* CUPTI's copyKind (CUpti_ActivityMemcpyKind) as a direction: arrays are
+ * device memory; peer copies are device to device. */
+static enum ct_dir copy_dir(uint8_t kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+        return CT_H2D;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+        return CT_D2H;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+        return CT_H2H;
+    default:
+        return CT_D2D;
+    }
+}
+
+static struct ct_copy *new_copy(void)
+{
+    xgrow((void **)&brc.copies, &brc.capcopies, brc.ncopies + 1, sizeof(*brc.copies));
+    struct ct_copy *c = &brc.copies[brc.ncopies++];
+    memset(c, 0, sizeof(*c));
+    return c;
+}
+
+static void take_memcpy(const CUpti_ActivityMemcpy6 *r)
+{
+    struct ct_copy *c = new_copy();
+    c->dir = copy_dir(r->copyKind);
+    c->src_agent = c->dir == CT_H2D || c->dir == CT_H2H ? CT_HOST : (int32_t)r->deviceId;
+    c->dst_agent = c->dir == CT_D2H || c->dir == CT_H2H ? CT_HOST : (int32_t)r->deviceId;
+    c->stream = r->streamId, c->correlation = r->correlationId;
+    c->start_ns = r->start, c->end_ns = r->end, c->bytes = r->bytes;
+}
+
+static void take_ptop(const CUpti_ActivityMemcpyPtoP4 *r)
+{
+    struct ct_copy *c = new_copy();
+    c->dir = copy_dir(r->copyKind);
+    c->src_agent = (int32_t)r->srcDeviceId, c->dst_agent = (int32_t)r->dstDeviceId;
+    c->stream = r->streamId, c->correlation = r->correlationId;
+    c->start_ns = r->start, c->end_ns = r->end, c->bytes = r->bytes;
+}
+
+static void take_memset(const CUpti_ActivityMemset4 *r)
+{
+    struct ct_copy *c = new_copy();
+    c->dir = CT_SET;
+    c->src_agent = c->dst_agent = (int32_t)r->deviceId;
+    c->stream = r->streamId, c->correlation = r->correlationId;
+    c->start_ns = r->start, c->end_ns = r->end, c->bytes = r->bytes;
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
                                       size_t size, size_t valid)
 {
@@ -84,6 +136,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
             rec->kind == CUPTI_ACTIVITY_KIND_KERNEL)
             take_kernel((const CUpti_ActivityKernel10 *)rec);
+        else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY)
+            take_memcpy((const CUpti_ActivityMemcpy6 *)rec);
+        else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY2)
+            take_ptop((const CUpti_ActivityMemcpyPtoP4 *)rec);
+        else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET)
+            take_memset((const CUpti_ActivityMemset4 *)rec);
     }
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
@@ -91,24 +149,34 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     /* Counter mode joins records with ranges at the end: keep them all. */
     if (!brc.finished && brc.cfg.nmetrics == 0 && brc.nk >= brc.cfg.flush_records)
         brc_kstore_write_trace();
+    if (!brc.finished && brc.ncopies >= brc.cfg.flush_records)
+        brc_kstore_write_copies();
     pthread_mutex_unlock(&brc.lock);
     free(buffer);
 }
 
-int brc_kstore_start(void)
+int brc_kstore_start(bool kernels, bool copies)
 {
     /* Kernel timestamps from hardware events, without instrumenting the kernels:
      * Blackwell and later only (cupti_activity.h); elsewhere CUPTI answers
      * NOT_SUPPORTED and keeps its software instrumentation, whose cost per
      * kernel is the floor of the trace overhead (README "NVIDIA"). */
-    brc.hw_trace = (int)cuptiActivityEnableHWTrace(1);
+    if (kernels)
+        brc.hw_trace = (int)cuptiActivityEnableHWTrace(1);
     CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    if (r == CUPTI_SUCCESS)
+    if (r == CUPTI_SUCCESS && kernels)
         r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (r != CUPTI_SUCCESS) {
         brc_fail("cannot enable CUPTI kernel activity: %s", brc_cupti_str(r));
         return -1;
     }
+    /* Copies and sets are timed by the copy engines, not by instrumenting
+     * kernels, so counter passes keep them too. A failure only loses them. */
+    const CUpti_ActivityKind ck[] = { CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                      CUPTI_ACTIVITY_KIND_MEMSET };
+    for (size_t i = 0; copies && i < sizeof(ck) / sizeof(*ck); i++)
+        if ((r = cuptiActivityEnable(ck[i])) != CUPTI_SUCCESS)
+            brc_fail("cannot enable CUPTI copy activity %d: %s", (int)ck[i], brc_cupti_str(r));
     return 0;
 }
 
@@ -189,10 +257,56 @@ void brc_kstore_write_trace(void)
     fflush(brc.trace_fp);
 }
 
+/* Held copies → <prefix>_memory_copy_trace.csv(.part), timestamps converted
+ * to CLOCK_BOOTTIME with the clock points taken so far (lock held). */
+void brc_kstore_write_copies(void)
+{
+    if (brc.ncopies == 0)
+        return;
+    clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
+    if (!brc.copy_fp) {
+        char *path = brc_path("memory_copy_trace.csv.part");
+        brc.copy_fp = fopen(path, "w");
+        if (!brc.copy_fp)
+            brc_fail("cannot create '%s'", path);
+        free(path);
+        if (!brc.copy_fp)
+            return;
+        fputs(ct_header, brc.copy_fp);
+    }
+    for (size_t i = 0; i < brc.ncopies; i++) {
+        struct ct_copy c = brc.copies[i];
+        c.start_ns = clk_conv_to_boot(&brc.clock, c.start_ns);
+        c.end_ns = clk_conv_to_boot(&brc.clock, c.end_ns);
+        ct_write_row(brc.copy_fp, &c);
+    }
+    brc.copy_rows += brc.ncopies;
+    brc.ncopies = 0;
+    fflush(brc.copy_fp);
+}
+
+static int close_copies(void)
+{
+    if (!brc.copy_fp)
+        return 0;
+    int bad = ferror(brc.copy_fp) | fclose(brc.copy_fp);
+    brc.copy_fp = NULL;
+    char *part = brc_path("memory_copy_trace.csv.part"), *final = brc_path("memory_copy_trace.csv");
+    if (bad || rename(part, final) != 0) {
+        brc_fail("cannot write '%s'", final);
+        bad = 1;
+    }
+    free(part);
+    free(final);
+    return bad ? -1 : 0;
+}
+
 int brc_kstore_close_trace(void)
 {
+    brc_kstore_write_copies();
+    int crc = close_copies();
     if (!brc.trace_fp)
-        return 0;
+        return crc;
     int bad = ferror(brc.trace_fp) | fclose(brc.trace_fp);
     brc.trace_fp = NULL;
     char *part = brc_path("kernel_trace.csv.part"), *final = brc_path("kernel_trace.csv");
@@ -202,5 +316,5 @@ int brc_kstore_close_trace(void)
     }
     free(part);
     free(final);
-    return bad ? -1 : 0;
+    return bad || crc ? -1 : 0;
 }
