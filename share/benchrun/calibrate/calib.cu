@@ -24,8 +24,11 @@
 // The per-thread loops end with a comparison, not a sum, so no extra FP add is
 // executed (a setp is not an add/mul/fma instruction).
 //
+//   calib_mma_* / calib_wgmma_* / calib_mixed_paths: one kernel per tensor-core
+//                  instruction path (CUDA only; see "tensor-core paths" below)
 // usage: calib [key=value ...]   keys: n stream_reps fma_blocks fma_threads
-//        fma_iters fma_reps gemm_n gemm_reps long_ms idle_ms flush_mib only
+//        fma_iters fma_reps gemm_n gemm_reps long_ms idle_ms flush_mib
+//        mma_blocks mma_iters mma_reps only (phases: stream fma tensor gemm long)
 // Prints one "calib: <kernel> ..." line per phase and "calib_total_s=<s>".
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
@@ -72,6 +75,7 @@ typedef __nv_bfloat16 calib_bf16;
 struct params {
     long n, stream_reps, fma_blocks, fma_threads, fma_iters, fma_reps;
     long gemm_n, gemm_reps, long_ms, idle_ms, flush_mib;
+    long mma_blocks, mma_iters, mma_reps;
     const char *only;
 };
 
@@ -221,6 +225,249 @@ calib_reglimit(int *out, float a, float b, int iters)
         out[0] = 1;
 }
 
+// ---- tensor-core paths (CUDA, Hopper) ---------------------------------------------
+//
+// One kernel per tensor instruction path a Hopper program can execute, each
+// issuing a known number of matrix instructions in inline PTX (asm volatile:
+// the compiler can neither drop nor merge them). Blocks are 128 threads (4
+// warps = 1 warpgroup); each iteration issues MMA_PER_ITER (4) instructions
+// per warp (mma.sync, 4 independent accumulators) or per warpgroup (wgmma: one
+// group of 4 into one accumulator, committed and waited for). Operands are
+// integer bit patterns (no FP instruction prepares them); accumulators are
+// only compared at the end. FLOPs = 2*M*N*K per instruction x 4 x iters x
+// warps (or warpgroups) x launches (calib_expect.c, tensor_paths()).
+//
+//   mma.sync, per warp                           wgmma (sm_90a), per warpgroup
+//   calib_mma_bf16_k16    m16n8k16 bf16 -> f32   calib_wgmma_bf16     m64n64k16 bf16 -> f32
+//   calib_mma_bf16_k8     m16n8k8  bf16 -> f32   calib_wgmma_f16      m64n64k16 f16 -> f32
+//   calib_mma_f16_k16     m16n8k16 f16 -> f16    calib_wgmma_f16_f16  m64n64k16 f16 -> f16
+//   calib_mma_f16_k8      m16n8k8  f16 -> f16    calib_wgmma_tf32     m64n64k8  tf32 -> f32
+//   calib_mma_f16f32_k16  m16n8k16 f16 -> f32    calib_wgmma_e4m3     m64n64k32 e4m3 -> f32
+//   calib_mma_f16f32_k8   m16n8k8  f16 -> f32    calib_wgmma_e5m2     m64n64k32 e5m2 -> f32
+//   calib_mma_tf32_k8     m16n8k8  tf32 -> f32   calib_wgmma_s8       m64n64k32 s8 -> s32
+//   calib_mma_s8_k32      m16n8k32 s8 -> s32
+//   calib_mma_f64_k4      m8n8k4   f64 -> f64
+//   calib_mixed_paths     per thread and iteration DFMA DMUL DADD FFMA FMUL FADD HFMA2
+//                         HMUL2 HADD2 (inline PTX with .rn: never contracted), per warp
+//                         one mma.sync m16n8k16 bf16 and one m8n8k4 f64, per warpgroup
+//                         one wgmma m64n64k16 bf16: every FLOP counter in one kernel
+#if !defined(__HIPCC__)
+#define MMA_THREADS 128
+#define MMA_PER_ITER 4
+
+// operand bits from the thread index: integer work only
+#define MMA_BITS(i) ((threadIdx.x * 2654435761u + (i) * 40503u) & 0x3c7f3c7fu)
+
+// mma.sync, A 4 regs, B 2 regs, C = D 4 x 32 bit (f32 or s32): m16n8k16 16-bit,
+// m16n8k8 tf32, m16n8k32 s8
+#define MMA_A4B2_D4(NAME, PTX, T, CON) \
+extern "C" __global__ void __launch_bounds__(MMA_THREADS) NAME(int *out, int iters) \
+{ \
+    unsigned a0 = MMA_BITS(0), a1 = MMA_BITS(1), a2 = MMA_BITS(2), a3 = MMA_BITS(3); \
+    unsigned b0 = MMA_BITS(4), b1 = MMA_BITS(5); \
+    T c[MMA_PER_ITER][4] = {}; \
+    for (int it = 0; it < iters; it++) { \
+        _Pragma("unroll") \
+        for (int j = 0; j < MMA_PER_ITER; j++) \
+            asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+                         : CON(c[j][0]), CON(c[j][1]), CON(c[j][2]), CON(c[j][3]) \
+                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1)); \
+    } \
+    for (int j = 0; j < MMA_PER_ITER; j++) \
+        if (c[j][0] == (T)-1 || c[j][1] == (T)-1 || c[j][2] == (T)-1 || c[j][3] == (T)-1) \
+            out[0] = 1; \
+}
+
+// mma.sync m16n8k8 16-bit, A 2 regs, B 1 reg, C = D 4 x f32
+#define MMA_A2B1_D4(NAME, PTX) \
+extern "C" __global__ void __launch_bounds__(MMA_THREADS) NAME(int *out, int iters) \
+{ \
+    unsigned a0 = MMA_BITS(0), a1 = MMA_BITS(1), b0 = MMA_BITS(4); \
+    float c[MMA_PER_ITER][4] = {}; \
+    for (int it = 0; it < iters; it++) { \
+        _Pragma("unroll") \
+        for (int j = 0; j < MMA_PER_ITER; j++) \
+            asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};" \
+                         : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3]) \
+                         : "r"(a0), "r"(a1), "r"(b0)); \
+    } \
+    for (int j = 0; j < MMA_PER_ITER; j++) \
+        if (c[j][0] == -1.0f || c[j][1] == -1.0f || c[j][2] == -1.0f || c[j][3] == -1.0f) \
+            out[0] = 1; \
+}
+
+// mma.sync with f16 accumulate, C = D 2 x f16x2; AB: the A and B operands
+// (%2 on), ARGS their registers, declared from MMA_BITS
+#define MMA_F16ACC(NAME, PTX, AB, ...) \
+extern "C" __global__ void __launch_bounds__(MMA_THREADS) NAME(int *out, int iters) \
+{ \
+    const unsigned r[6] = { MMA_BITS(0), MMA_BITS(1), MMA_BITS(2), MMA_BITS(3), MMA_BITS(4), \
+                            MMA_BITS(5) }; \
+    unsigned c[MMA_PER_ITER][2] = {}; \
+    for (int it = 0; it < iters; it++) { \
+        _Pragma("unroll") \
+        for (int j = 0; j < MMA_PER_ITER; j++) \
+            asm volatile(PTX " {%0,%1}, " AB ", {%0,%1};" : "+r"(c[j][0]), "+r"(c[j][1]) \
+                         : __VA_ARGS__); \
+    } \
+    for (int j = 0; j < MMA_PER_ITER; j++) \
+        if ((c[j][0] ^ c[j][1]) == 0xbeefbeefu) \
+            out[0] = 1; \
+}
+
+MMA_A4B2_D4(calib_mma_bf16_k16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", float, "+f")
+MMA_A2B1_D4(calib_mma_bf16_k8, "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32")
+MMA_F16ACC(calib_mma_f16_k16, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+           "{%2,%3,%4,%5}, {%6,%7}", "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]), "r"(r[4]), "r"(r[5]))
+MMA_F16ACC(calib_mma_f16_k8, "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+           "{%2,%3}, {%4}", "r"(r[0]), "r"(r[1]), "r"(r[4]))
+MMA_A4B2_D4(calib_mma_f16f32_k16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", float, "+f")
+MMA_A2B1_D4(calib_mma_f16f32_k8, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32")
+MMA_A4B2_D4(calib_mma_tf32_k8, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", float, "+f")
+MMA_A4B2_D4(calib_mma_s8_k32, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", int, "+r")
+
+// FP64 operands from integer bits (a move, not a conversion)
+#define MMA_F64_BITS(i) __longlong_as_double(0x3ff0000000000000ll | MMA_BITS(i))
+#define MMA_F64_PTX "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+
+extern "C" __global__ void __launch_bounds__(MMA_THREADS) calib_mma_f64_k4(int *out, int iters)
+{
+    double a = MMA_F64_BITS(0), b = MMA_F64_BITS(1);
+    double c[MMA_PER_ITER][2] = {};
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int j = 0; j < MMA_PER_ITER; j++)
+            asm volatile(MMA_F64_PTX : "+d"(c[j][0]), "+d"(c[j][1]) : "d"(a), "d"(b));
+    }
+    for (int j = 0; j < MMA_PER_ITER; j++)
+        if (c[j][0] == -1.0 || c[j][1] == -1.0)
+            out[0] = 1;
+}
+
+// wgmma reads A and B from shared memory through matrix descriptors (PTX ISA,
+// "Matrix Descriptor Format": start address >> 4 in bits 0-13, leading byte
+// offset >> 4 in bits 16-29, stride byte offset >> 4 in bits 32-45, no
+// swizzle): 128 B and 256 B keep every core matrix of a 64x64 tile inside the
+// 8 KiB half of the block's buffer. The values are whatever bits the block
+// wrote; only the instruction count matters.
+#define WG_SMEM 16384
+__device__ __forceinline__ unsigned long long wg_desc(unsigned saddr)
+{
+    return (unsigned long long)((saddr & 0x3ffff) >> 4) | (8ull << 16) | (16ull << 32);
+}
+
+__device__ __forceinline__ void wg_fill(unsigned *s)
+{
+    for (int i = threadIdx.x; i < WG_SMEM / 4; i += blockDim.x)
+        s[i] = (i * 2654435761u) & 0x3c7f3c7fu;
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   // generic writes -> async proxy
+    __syncthreads();
+}
+
+#define WG_D32 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20," \
+               "%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p"
+#define WG_D16 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, %16, %17, p"
+#define WG_OPS16(C, d) C(d[0]), C(d[1]), C(d[2]), C(d[3]), C(d[4]), C(d[5]), C(d[6]), C(d[7]), \
+    C(d[8]), C(d[9]), C(d[10]), C(d[11]), C(d[12]), C(d[13]), C(d[14]), C(d[15])
+#define WG_OPS32(C, d) WG_OPS16(C, d), C(d[16]), C(d[17]), C(d[18]), C(d[19]), C(d[20]), \
+    C(d[21]), C(d[22]), C(d[23]), C(d[24]), C(d[25]), C(d[26]), C(d[27]), C(d[28]), C(d[29]), \
+    C(d[30]), C(d[31])
+#define WG_F(x) "+f"(x)
+#define WG_R(x) "+r"(x)
+
+// One group of MMA_PER_ITER wgmma into one accumulator (scale-d p = true),
+// then commit and wait for it.
+#define WG_GROUP(LINE) \
+    "{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\nwgmma.fence.sync.aligned;\n" \
+    LINE LINE LINE LINE "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}\n"
+
+// wgmma exists for sm_90a only; another target builds an empty loop
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WG_ISSUE(LINE, OUTS) asm volatile(WG_GROUP(LINE) : OUTS : "l"(da), "l"(db) : "memory")
+#else
+#define WG_ISSUE(LINE, OUTS) (void)da, (void)db
+#endif
+
+#define WGMMA_KERNEL(NAME, T, NREG, OPS, CON, LINE, ENDTEST) \
+extern "C" __global__ void __launch_bounds__(MMA_THREADS) NAME(int *out, int iters) \
+{ \
+    __shared__ __align__(128) unsigned s[WG_SMEM / 4]; \
+    wg_fill(s); \
+    unsigned base = (unsigned)__cvta_generic_to_shared(s); \
+    unsigned long long da = wg_desc(base), db = wg_desc(base + WG_SMEM / 2); \
+    T d[NREG] = {}; \
+    for (int it = 0; it < iters; it++) \
+        WG_ISSUE(LINE, OPS(CON, d)); \
+    for (int j = 0; j < NREG; j++) \
+        if (ENDTEST) \
+            out[0] = 1; \
+}
+
+#define WG_F32_END (d[j] == -1.0f)
+#define WG_BITS_END (d[j] == 0xbeefbeefu)
+WGMMA_KERNEL(calib_wgmma_bf16, float, 32, WG_OPS32, WG_F,
+             "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " WG_D32 ", 1, 1, 0, 0;\n", WG_F32_END)
+WGMMA_KERNEL(calib_wgmma_f16, float, 32, WG_OPS32, WG_F,
+             "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " WG_D32 ", 1, 1, 0, 0;\n", WG_F32_END)
+WGMMA_KERNEL(calib_wgmma_f16_f16, unsigned, 16, WG_OPS16, WG_R,
+             "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 " WG_D16 ", 1, 1, 0, 0;\n", WG_BITS_END)
+WGMMA_KERNEL(calib_wgmma_tf32, float, 32, WG_OPS32, WG_F,
+             "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " WG_D32 ", 1, 1;\n", WG_F32_END)
+WGMMA_KERNEL(calib_wgmma_e4m3, float, 32, WG_OPS32, WG_F,
+             "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " WG_D32 ", 1, 1;\n", WG_F32_END)
+WGMMA_KERNEL(calib_wgmma_e5m2, float, 32, WG_OPS32, WG_F,
+             "wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2 " WG_D32 ", 1, 1;\n", WG_F32_END)
+WGMMA_KERNEL(calib_wgmma_s8, unsigned, 32, WG_OPS32, WG_R,
+             "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 " WG_D32 ";\n", WG_BITS_END)
+
+// Every path in one kernel: per thread and iteration 3 FP64, 3 FP32 and 3
+// packed FP16 CUDA-core instructions, per warp one HMMA bf16 and one DMMA,
+// per warpgroup one HGMMA bf16 (a group of one).
+extern "C" __global__ void __launch_bounds__(MMA_THREADS) calib_mixed_paths(int *out, int iters)
+{
+    __shared__ __align__(128) unsigned s[WG_SMEM / 4];
+    wg_fill(s);
+    unsigned base = (unsigned)__cvta_generic_to_shared(s);
+    unsigned long long da = wg_desc(base), db = wg_desc(base + WG_SMEM / 2);
+    float d[32] = {}, c[4] = {};
+    double e[2] = {}, a64 = MMA_F64_BITS(0), b64 = MMA_F64_BITS(1);
+    double x64 = MMA_F64_BITS(2), y64 = MMA_F64_BITS(3), z64 = MMA_F64_BITS(4);
+    float x32 = __uint_as_float(0x3f800000u | (MMA_BITS(5) & 0x7fff)), y32 = x32, z32 = x32;
+    float a32 = __uint_as_float(0x3f800001u), b32 = __uint_as_float(0x33d6bf95u);   // ~1, 1e-7
+    unsigned x16 = MMA_BITS(6), y16 = x16, z16 = x16, a16 = 0x3c003c00u, b16 = 0x00010001u;
+    unsigned a0 = MMA_BITS(0), a1 = MMA_BITS(1), a2 = MMA_BITS(2), a3 = MMA_BITS(3);
+    unsigned b0 = MMA_BITS(4), b1 = MMA_BITS(5);
+    for (int it = 0; it < iters; it++) {
+        asm volatile("fma.rn.f64 %0, %0, %3, %4;\n\tmul.rn.f64 %1, %1, %3;\n\tadd.rn.f64 %2, %2, %4;"
+                     : "+d"(x64), "+d"(y64), "+d"(z64) : "d"(a64), "d"(b64));
+        asm volatile("fma.rn.f32 %0, %0, %3, %4;\n\tmul.rn.f32 %1, %1, %3;\n\tadd.rn.f32 %2, %2, %4;"
+                     : "+f"(x32), "+f"(y32), "+f"(z32) : "f"(a32), "f"(b32));
+        asm volatile("fma.rn.f16x2 %0, %0, %3, %4;\n\tmul.rn.f16x2 %1, %1, %3;\n\tadd.rn.f16x2 %2, %2, %4;"
+                     : "+r"(x16), "+r"(y16), "+r"(z16) : "r"(a16), "r"(b16));
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        asm volatile(MMA_F64_PTX : "+d"(e[0]), "+d"(e[1]) : "d"(a64), "d"(b64));
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\nwgmma.fence.sync.aligned;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " WG_D32 ", 1, 1, 0, 0;\n"
+                     "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}\n"
+                     : WG_OPS32(WG_F, d) : "l"(da), "l"(db) : "memory");
+#endif
+    }
+    bool hit = x64 == -1.0 || y64 == -1.0 || z64 == -1.0 || x32 == -1.0f || y32 == -1.0f ||
+               z32 == -1.0f || (x16 ^ y16 ^ z16) == 0xbeefbeefu || e[0] == -1.0 || e[1] == -1.0;
+    for (int j = 0; j < 4; j++)
+        hit |= c[j] == -1.0f;
+    for (int j = 0; j < 32; j++)
+        hit |= d[j] == -1.0f;
+    if (hit)
+        out[0] = 1;
+    (void)da, (void)db;
+}
+#endif
+
 // ---- long kernel ------------------------------------------------------------------
 
 __device__ __forceinline__ unsigned long long now_ns(void)
@@ -292,6 +539,7 @@ static void parse_args(int argc, char **argv, struct params *p)
         {"fma_threads", &p->fma_threads}, {"fma_iters", &p->fma_iters},
         {"fma_reps", &p->fma_reps}, {"gemm_n", &p->gemm_n}, {"gemm_reps", &p->gemm_reps},
         {"long_ms", &p->long_ms}, {"idle_ms", &p->idle_ms}, {"flush_mib", &p->flush_mib},
+        {"mma_blocks", &p->mma_blocks}, {"mma_iters", &p->mma_iters}, {"mma_reps", &p->mma_reps},
     };
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "only=", 5) == 0) {
@@ -362,6 +610,38 @@ static void run_fma(const struct params *p, int *out)
            p->fma_blocks, p->fma_threads, p->fma_iters, p->fma_reps);
 }
 
+#if !defined(__HIPCC__)
+typedef void (*calib_mma_fn)(int *, int);
+static const struct { const char *name; calib_mma_fn fn; } calib_mma_kernels[] = {
+    { "calib_mma_bf16_k16", calib_mma_bf16_k16 }, { "calib_mma_bf16_k8", calib_mma_bf16_k8 },
+    { "calib_mma_f16_k16", calib_mma_f16_k16 }, { "calib_mma_f16_k8", calib_mma_f16_k8 },
+    { "calib_mma_f16f32_k16", calib_mma_f16f32_k16 }, { "calib_mma_f16f32_k8", calib_mma_f16f32_k8 },
+    { "calib_mma_tf32_k8", calib_mma_tf32_k8 }, { "calib_mma_s8_k32", calib_mma_s8_k32 },
+    { "calib_mma_f64_k4", calib_mma_f64_k4 },
+    { "calib_wgmma_bf16", calib_wgmma_bf16 }, { "calib_wgmma_f16", calib_wgmma_f16 },
+    { "calib_wgmma_f16_f16", calib_wgmma_f16_f16 }, { "calib_wgmma_tf32", calib_wgmma_tf32 },
+    { "calib_wgmma_e4m3", calib_wgmma_e4m3 }, { "calib_wgmma_e5m2", calib_wgmma_e5m2 },
+    { "calib_wgmma_s8", calib_wgmma_s8 }, { "calib_mixed_paths", calib_mixed_paths },
+};
+
+// Every tensor-path kernel mma_reps times (the wgmma ones need sm_90a: on
+// another GPU they issue nothing, and calibrate reports the misses).
+static void run_tensor(const struct params *p, int *out)
+{
+    int major = 0;
+    CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    if (major != 9)
+        fprintf(stderr, "calib: compute capability %d.x: the wgmma kernels run only on 9.0 (sm_90a)\n", major);
+    size_t nk = sizeof(calib_mma_kernels) / sizeof(calib_mma_kernels[0]);
+    for (long r = 0; r < p->mma_reps; r++)
+        for (size_t k = 0; k < nk; k++)
+            calib_mma_kernels[k].fn<<<(unsigned)p->mma_blocks, MMA_THREADS>>>(out, (int)p->mma_iters);
+    sync_check("tensor");
+    printf("calib: tensor paths blocks=%ld threads=%d iters=%ld per_iter=%d launches=%ld each\n",
+           p->mma_blocks, MMA_THREADS, p->mma_iters, MMA_PER_ITER, p->mma_reps);
+}
+#endif
+
 static void run_gemm(const struct params *p)
 {
     cublasHandle_t h;
@@ -420,7 +700,7 @@ static void run_long(const struct params *p, int *out)
 
 int main(int argc, char **argv)
 {
-    struct params p = { 1L << 27, 8, 1056, 256, 4096, 4, 7680, 3, 1000, 600, 256, NULL };
+    struct params p = { 1L << 27, 8, 1056, 256, 4096, 4, 7680, 3, 1000, 600, 256, 528, 1024, 2, NULL };
     parse_args(argc, argv, &p);
     double t0 = wall_s();
     int *out;
@@ -434,6 +714,10 @@ int main(int argc, char **argv)
         run_streams(&p, scratch, words, uout);
     if (want(&p, "fma"))
         run_fma(&p, out);
+#if !defined(__HIPCC__)
+    if (want(&p, "tensor"))
+        run_tensor(&p, out);
+#endif
     if (want(&p, "gemm"))
         run_gemm(&p);
     if (want(&p, "long"))
