@@ -29,9 +29,12 @@ struct br_calib_params {
     long gemm_n, gemm_reps;   /* cuBLAS M = N = K, launches of each GEMM */
     long long_ms, idle_ms;    /* long kernel duration, idle GPU before and after */
     long flush_mib;           /* L2 flush buffer */
+    long mma_blocks, mma_iters, mma_reps;   /* tensor-path kernels (CUDA): 128-thread blocks,
+                                               loop iterations, launches of each */
     int warp;                 /* lanes per warp/wavefront: 32 NVIDIA, 64 AMD */
     bool issued_flops;        /* AMD: VALU FLOP counters count every lane issued */
     bool f16_per_inst;        /* NVIDIA: FP16 FLOPs counted 2 per HFMA2 instruction (of 4) */
+    bool tensor_paths;        /* NVIDIA: the mma.sync/wgmma kernels run and are checked */
 };
 
 /* Defaults for "nvidia" or "amd" (sizes fit any 40+ GB GPU; a few s of run). */

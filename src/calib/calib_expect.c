@@ -37,6 +37,10 @@ void br_calib_params_default(struct br_calib_params *p, const char *vendor)
         .long_ms = 1000,
         .idle_ms = 600,         /* > baseline window (250 ms) + NVML refresh (~100 ms) after the GEMMs */
         .flush_mib = 256,
+        .mma_blocks = 528,      /* 4 blocks x 132 SMs, 128 threads each */
+        .mma_iters = 1024,
+        .mma_reps = 2,
+        .tensor_paths = !amd,
         .warp = amd ? 64 : 32,
         .issued_flops = amd,
         .f16_per_inst = !amd,
@@ -50,6 +54,7 @@ void br_calib_params_argv(const struct br_calib_params *p, struct strv *out)
         { "fma_threads", p->fma_threads }, { "fma_iters", p->fma_iters },
         { "fma_reps", p->fma_reps }, { "gemm_n", p->gemm_n }, { "gemm_reps", p->gemm_reps },
         { "long_ms", p->long_ms }, { "idle_ms", p->idle_ms }, { "flush_mib", p->flush_mib },
+        { "mma_blocks", p->mma_blocks }, { "mma_iters", p->mma_iters }, { "mma_reps", p->mma_reps },
     };
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
         strv_pushf(out, "%s=%ld", kv[i].k, kv[i].v);
@@ -68,6 +73,10 @@ static const char *const c_occmax[] = { "Occupancy_of_max_pct", NULL };
 static const char *const c_maxw[] = { "max_waves_CU", NULL };
 static const char *const c_t64[] = { "FP64_TENSOR_FLOP", "FP64_MFMA_FLOP", NULL };
 static const char *const c_tbf16[] = { "BF16_TENSOR_FLOP", "BF16_MFMA_FLOP", NULL };
+static const char *const c_tf16[] = { "F16_TENSOR_FLOP", NULL };
+static const char *const c_ttf32[] = { "TF32_TENSOR_FLOP", NULL };
+static const char *const c_tf8[] = { "F8_TENSOR_FLOP", NULL };
+static const char *const c_ti8[] = { "I8_TENSOR_OPS", NULL };
 
 struct tab {
     struct br_calib_expect *v;
@@ -201,12 +210,72 @@ static void gemms(struct tab *t, const struct br_calib_params *p)
          c_tbf16, "BF16_TENSOR_FLOP|BF16_MFMA_FLOP", flop);
 }
 
+/* One tensor-path kernel (calib.cu "tensor-core paths"): M x N x K of its
+ * instruction, issued by each warp (mma.sync) or warpgroup (wgmma). */
+struct tpath {
+    const char *check, *kernel;
+    const char *const *col;
+    int m, n, k;
+    bool per_warpgroup;
+};
+
+static const struct tpath tpaths[] = {
+    { "mma.sync m16n8k16 bf16: BF16 tensor FLOPs", "calib_mma_bf16_k16", c_tbf16, 16, 8, 16, false },
+    { "mma.sync m16n8k8 bf16: BF16 tensor FLOPs", "calib_mma_bf16_k8", c_tbf16, 16, 8, 8, false },
+    { "mma.sync m16n8k16 f16 (f16 acc): FP16 tensor FLOPs", "calib_mma_f16_k16", c_tf16, 16, 8, 16, false },
+    { "mma.sync m16n8k8 f16 (f16 acc): FP16 tensor FLOPs", "calib_mma_f16_k8", c_tf16, 16, 8, 8, false },
+    { "mma.sync m16n8k16 f16 (f32 acc): FP16 tensor FLOPs", "calib_mma_f16f32_k16", c_tf16, 16, 8, 16, false },
+    { "mma.sync m16n8k8 f16 (f32 acc): FP16 tensor FLOPs", "calib_mma_f16f32_k8", c_tf16, 16, 8, 8, false },
+    { "mma.sync m16n8k8 tf32: TF32 tensor FLOPs", "calib_mma_tf32_k8", c_ttf32, 16, 8, 8, false },
+    { "mma.sync m16n8k32 s8: INT8 tensor ops", "calib_mma_s8_k32", c_ti8, 16, 8, 32, false },
+    { "mma.sync m8n8k4 f64: FP64 tensor FLOPs", "calib_mma_f64_k4", c_t64, 8, 8, 4, false },
+    { "wgmma m64n64k16 bf16: BF16 tensor FLOPs", "calib_wgmma_bf16", c_tbf16, 64, 64, 16, true },
+    { "wgmma m64n64k16 f16 (f32 acc): FP16 tensor FLOPs", "calib_wgmma_f16", c_tf16, 64, 64, 16, true },
+    { "wgmma m64n64k16 f16 (f16 acc): FP16 tensor FLOPs", "calib_wgmma_f16_f16", c_tf16, 64, 64, 16, true },
+    { "wgmma m64n64k8 tf32: TF32 tensor FLOPs", "calib_wgmma_tf32", c_ttf32, 64, 64, 8, true },
+    { "wgmma m64n64k32 e4m3: FP8 tensor FLOPs", "calib_wgmma_e4m3", c_tf8, 64, 64, 32, true },
+    { "wgmma m64n64k32 e5m2: FP8 tensor FLOPs", "calib_wgmma_e5m2", c_tf8, 64, 64, 32, true },
+    { "wgmma m64n64k32 s8: INT8 tensor ops", "calib_wgmma_s8", c_ti8, 64, 64, 32, true },
+};
+
+/* FLOPs = 2*M*N*K x 4 instructions per iteration x iters x issuers x launches,
+ * issuers = blocks x 4 warps (mma.sync) or blocks x 1 warpgroup (wgmma). The
+ * mixed kernel issues one of each per iteration: per thread 1 DFMA + 1 DMUL +
+ * 1 DADD (4 FLOP), likewise FP32, and HFMA2 + HMUL2 + HADD2 (8 FLOP done,
+ * counted 4: one per thread instruction, 2 for the FMA); per warp one
+ * m16n8k16 bf16 (4096) and one m8n8k4 f64 (512); per warpgroup one m64n64k16
+ * bf16 (131072). */
+static void tensor_paths(struct tab *t, const struct br_calib_params *p)
+{
+    double launches = (double)p->mma_reps * (double)p->mma_iters;
+    double warps = 4.0 * (double)p->mma_blocks, groups = (double)p->mma_blocks;
+    for (size_t i = 0; i < sizeof(tpaths) / sizeof(*tpaths); i++) {
+        const struct tpath *x = &tpaths[i];
+        double flop = 2.0 * x->m * x->n * x->k * 4.0 * launches * (x->per_warpgroup ? groups : warps);
+        rel(t, x->check, x->kernel, x->col, flop, 0.001,
+            x->per_warpgroup ? "2·M·N·K x 4 x iters x warpgroups x launches"
+                             : "2·M·N·K x 4 x iters x warps x launches");
+    }
+    double thr = 128.0 * (double)p->mma_blocks * launches;
+    const char *k = "calib_mixed_paths";
+    rel(t, "mixed paths: FP64 CUDA-core FLOPs", k, c_fp64, 4.0 * thr, 0.001, "DFMA + DMUL + DADD per thread");
+    rel(t, "mixed paths: FP32 CUDA-core FLOPs", k, c_fp32, 4.0 * thr, 0.001, "FFMA + FMUL + FADD per thread");
+    rel(t, "mixed paths: FP16 CUDA-core FLOPs", k, c_fp16, 4.0 * thr, 0.001,
+        "HFMA2 + HMUL2 + HADD2 per thread, each counted once (HFMA2 as 2)");
+    rel(t, "mixed paths: BF16 tensor FLOPs (HMMA + HGMMA)", k, c_tbf16,
+        launches * (warps * 4096.0 + groups * 131072.0), 0.001, "m16n8k16 per warp + m64n64k16 per warpgroup");
+    rel(t, "mixed paths: FP64 tensor FLOPs (DMMA)", k, c_t64, launches * warps * 512.0, 0.001,
+        "m8n8k4 per warp");
+}
+
 size_t br_calib_expect_table(const struct br_calib_params *p, struct br_calib_expect **out)
 {
     struct tab t = { 0 };
     streams(&t, p);
     fma_loops(&t, p);
     reglimit(&t, p);
+    if (p->tensor_paths)
+        tensor_paths(&t, p);
     gemms(&t, p);
     *out = t.v;
     return t.n;

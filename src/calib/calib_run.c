@@ -116,7 +116,13 @@ int br_calib_build(struct br_calib_run *r)
         strv_pushf(&argv, "--offload-arch=%s", arch);
     } else {
         strv_pushv(&argv, (const char *const[]){ cc, "-O3", "-std=c++17", NULL });
-        strv_pushf(&argv, "-arch=%s", arch);
+        /* Hopper: the arch-specific sm_90a target, which wgmma needs (the
+         * -gencode form: with nvcc 13.4 `-arch=sm_90a` also ran a plain sm_90
+         * pass that rejects wgmma) */
+        if (strcmp(arch, "sm_90") == 0 || strcmp(arch, "sm_90a") == 0)
+            strv_push(&argv, "-gencode=arch=compute_90a,code=sm_90a");
+        else
+            strv_pushf(&argv, "-arch=%s", arch);
     }
     strv_pushv(&argv, (const char *const[]){ "-o", r->exe, src ? src : "", NULL });
     strv_push(&argv, strcmp(r->vendor, "amd") == 0 ? "-lhipblas" : "-lcublas");

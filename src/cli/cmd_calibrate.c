@@ -31,7 +31,8 @@ static const char usage[] =
     "\n"
     "Builds the known-answer kernels (share/benchrun/calibrate/calib.cu: stream copy\n"
     "and triad, FP64/FP32/FP16 FMA loops, a half-warp divergent loop, a register-\n"
-    "limited kernel, cuBLAS DGEMM and BF16 GEMM, a long kernel of known duration)\n"
+    "limited kernel, one kernel per tensor-core instruction path (CUDA), cuBLAS\n"
+    "DGEMM and BF16 GEMM, a long kernel of known duration)\n"
     "with nvcc (hipcc on AMD) for this GPU, runs them through plain, pmc, power and\n"
     "analyze, and prints measured vs expected values with their tolerances: FLOPs\n"
     "±0.1 %, DRAM bytes ±2 %, lanes active ±1 point, occupancy within the register\n"
@@ -44,7 +45,7 @@ static const char usage[] =
     "                    calibration.md (default: ./calibrate)\n"
     "  --compiler PATH   nvcc or hipcc to use (default: searched)\n"
     "  --arch ARCH       GPU architecture to build for (default: detected; sm_90)\n"
-    "  --counters SET    counter set for the pmc stage (default: the stage's)\n"
+    "  --counters SET    counter set for the pmc stage (default: ml on NVIDIA, else the stage's)\n"
     "  --build-only      build the kernels and write calibrate.conf, run nothing\n"
     "  --progress        a line per step on stderr (default: when stderr is a terminal)\n"
     "  --check PMC_DIR   compare an existing pmc run (PMC_DIR/analysis/) only\n"
@@ -171,7 +172,10 @@ int cmd_calibrate(int argc, char **argv)
         return prc == 1 ? BR_EXIT_OK : BR_EXIT_USAGE;
     char *vendor = pick_vendor(&o), *outdir = fs_abspath(o.outdir);
     struct br_calib_run r = { .vendor = vendor, .outdir = outdir, .compiler = o.compiler,
-                              .gpu_arch = o.arch, .counters = o.counters,
+                              .gpu_arch = o.arch,
+                              /* NVIDIA: set ml, whose 8-bit pass the FP8 and INT8 paths need */
+                              .counters = o.counters ? o.counters
+                                          : strcmp(vendor, "nvidia") == 0 ? "ml" : NULL,
                               .progress = cli_show_progress(o.progress) };
     br_calib_params_default(&r.params, vendor);
     struct br_calib_results res = { 0 };

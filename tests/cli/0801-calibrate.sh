@@ -26,7 +26,8 @@ fl = threads * 4096 * 8 * 2 * f
 gemm = 2 * 7680 ** 3 * 3
 cols = ["kernel", "kernel_full_name", "VALUUtilization_pct", "Occupancy_pct", "FP64_VALU_FLOP",
         "FP32_VALU_FLOP", "FP16_VALU_FLOP", "FP64_MFMA_FLOP", "BF16_MFMA_FLOP",
-        "mem_read_bytes", "mem_write_bytes", "bound_mix"]
+        "mem_read_bytes", "mem_write_bytes", "bound_mix", "F16_TENSOR_FLOP", "TF32_TENSOR_FLOP",
+        "F8_TENSOR_FLOP", "I8_TENSOR_OPS"]
 rows = [
     ["calib_copy", "calib_copy", 100, 70, "", "", "", "", "", 8 * n * reps * 1.01, 8 * n * reps * 0.995, "memory"],
     ["calib_triad", "calib_triad", 100, 70, 2 * n * reps, "", "", "", "", 16 * n * reps, 8 * n * reps, "memory"],
@@ -40,6 +41,34 @@ rows = [
     ["bf16_k", "bf16_k", 100, 20, "", "", "", "", gemm, 1e9, 1e9, "compute"],
     ["TOTAL", "TOTAL", 95, 50, 1e12, 1e12, fl, gemm, gemm, 1e11, 1e11, "memory"],
 ]
+for r in rows:
+    r += ["", "", "", ""]
+# tensor paths: 2*M*N*K per instruction x 4 per iteration x 1024 iterations x
+# 2 launches x (528 blocks x 4 warps, or 528 warpgroups for wgmma)
+col = {c: i for i, c in enumerate(cols)}
+tk = [("calib_mma_bf16_k16", "BF16_MFMA_FLOP", 16, 8, 16, 0), ("calib_mma_bf16_k8", "BF16_MFMA_FLOP", 16, 8, 8, 0),
+      ("calib_mma_f16_k16", "F16_TENSOR_FLOP", 16, 8, 16, 0), ("calib_mma_f16_k8", "F16_TENSOR_FLOP", 16, 8, 8, 0),
+      ("calib_mma_f16f32_k16", "F16_TENSOR_FLOP", 16, 8, 16, 0), ("calib_mma_f16f32_k8", "F16_TENSOR_FLOP", 16, 8, 8, 0),
+      ("calib_mma_tf32_k8", "TF32_TENSOR_FLOP", 16, 8, 8, 0), ("calib_mma_s8_k32", "I8_TENSOR_OPS", 16, 8, 32, 0),
+      ("calib_mma_f64_k4", "FP64_MFMA_FLOP", 8, 8, 4, 0), ("calib_wgmma_bf16", "BF16_MFMA_FLOP", 64, 64, 16, 1),
+      ("calib_wgmma_f16", "F16_TENSOR_FLOP", 64, 64, 16, 1), ("calib_wgmma_f16_f16", "F16_TENSOR_FLOP", 64, 64, 16, 1),
+      ("calib_wgmma_tf32", "TF32_TENSOR_FLOP", 64, 64, 8, 1), ("calib_wgmma_e4m3", "F8_TENSOR_FLOP", 64, 64, 32, 1),
+      ("calib_wgmma_e5m2", "F8_TENSOR_FLOP", 64, 64, 32, 1), ("calib_wgmma_s8", "I8_TENSOR_OPS", 64, 64, 32, 1)]
+for k, c, m, nn, kk, wg in tk:
+    r = [k, k, 100, 50] + [""] * (len(cols) - 4)
+    r[col[c]] = 2 * m * nn * kk * 4 * 1024 * 2 * (528 if wg else 528 * 4)
+    r[col["bound_mix"]] = "compute"
+    rows.insert(-1, r)
+# mixed: per thread and iteration 4 counted FLOPs each of FP64, FP32, FP16 (128 x 528
+# threads, 1024 iterations, 2 launches); per warp one m16n8k16 bf16 and one m8n8k4 f64,
+# per warpgroup one m64n64k16 bf16
+thr, it = 128 * 528, 1024 * 2
+r = ["calib_mixed_paths", "calib_mixed_paths", 100, 50] + [""] * (len(cols) - 4)
+r[col["FP64_VALU_FLOP"]] = r[col["FP32_VALU_FLOP"]] = r[col["FP16_VALU_FLOP"]] = 4 * thr * it
+r[col["BF16_MFMA_FLOP"]] = it * (528 * 4 * 2 * 16 * 8 * 16 + 528 * 2 * 64 * 64 * 16)
+r[col["FP64_MFMA_FLOP"]] = it * 528 * 4 * 2 * 8 * 8 * 4
+r[col["bound_mix"]] = "compute"
+rows.insert(-1, r)
 fma_ns = 4 * 2_500_000                       # 4 launches of 2.5 ms in the trace
 cols += ["TFLOPs_FP64_VALU", "TFLOPs_FP32"]
 extra = {"calib_fma_f64": [fl / fma_ns / 1000 * tb, ""], "calib_fma_f32": ["", fl / fma_ns / 1000 * tb]}

@@ -95,6 +95,19 @@ static void test_expect_nvidia(void **state)
     assert_true(find(e, n, "copy: DRAM read bytes")->tol == 0.02);
     assert_string_equal(find(e, n, "triad: bound")->label, "memory");
     assert_string_equal(find(e, n, "BF16 GEMM (cuBLAS): bound")->label, "compute");
+    /* tensor paths: 528 blocks, 1024 iters x 4 instructions, 2 launches;
+     * 2112 warps (mma.sync) or 528 warpgroups (wgmma); 2*M*N*K per instruction */
+    assert_true(find(e, n, "mma.sync m16n8k16 bf16: BF16 tensor FLOPs")->value == 70866960384.0);
+    assert_true(find(e, n, "mma.sync m16n8k8 f16 (f32 acc): FP16 tensor FLOPs")->value == 35433480192.0);
+    assert_true(find(e, n, "mma.sync m16n8k32 s8: INT8 tensor ops")->value == 141733920768.0);
+    assert_true(find(e, n, "mma.sync m8n8k4 f64: FP64 tensor FLOPs")->value == 8858370048.0);
+    assert_true(find(e, n, "wgmma m64n64k16 bf16: BF16 tensor FLOPs")->value == 566935683072.0);
+    assert_true(find(e, n, "wgmma m64n64k8 tf32: TF32 tensor FLOPs")->value == 283467841536.0);
+    assert_true(find(e, n, "wgmma m64n64k32 e5m2: FP8 tensor FLOPs")->value == 1133871366144.0);
+    /* mixed: 128 x 528 threads x 2048 x 4 counted FLOPs; 2048 x (2112 x 4096 + 528 x 131072) */
+    assert_true(find(e, n, "mixed paths: FP16 CUDA-core FLOPs")->value == 553648128.0);
+    assert_true(find(e, n, "mixed paths: BF16 tensor FLOPs (HMMA + HGMMA)")->value == 159450660864.0);
+    assert_true(find(e, n, "mixed paths: FP64 tensor FLOPs (DMMA)")->value == 2214592512.0);
     free(e);
 }
 
@@ -110,6 +123,8 @@ static void test_expect_amd(void **state)
     assert_true(find(e, n, "divergent loop: FP32 FLOPs")->value == 70866960384.0);
     const struct br_calib_expect *occ = find(e, n, "register-limited: occupancy %");
     assert_true(occ->hi == 50.5 && occ->lo == 25.0);    /* 16 of 32 waves */
+    for (size_t i = 0; i < n; i++)                         /* CUDA-only kernels */
+        assert_null(strstr(e[i].check, "mma"));
     free(e);
 }
 
@@ -122,10 +137,12 @@ static void test_params_argv(void **state)
     struct strv a;
     strv_init(&a);
     br_calib_params_argv(&p, &a);
-    assert_int_equal(a.n, 11);
+    assert_int_equal(a.n, 14);
     assert_string_equal(a.v[0], "n=134217728");
     assert_string_equal(a.v[8], "long_ms=500");
     assert_string_equal(a.v[10], "flush_mib=256");
+    assert_string_equal(a.v[11], "mma_blocks=528");
+    assert_string_equal(a.v[13], "mma_reps=2");
     strv_free(&a);
 }
 
@@ -142,24 +159,55 @@ static char *analysis_csv(const struct br_calib_params *p, double flop_f, double
     double fl = 1056.0 * 256 * 4 * 4096 * 16 * flop_f, g = 2.0 * 7680 * 7680 * 7680 * 3;
     sb_addf(&sb, "kernel,kernel_full_name,launches,VALUUtilization_pct,Occupancy_pct,%s"
                  "FP64_VALU_FLOP,FP32_VALU_FLOP,FP16_VALU_FLOP,FP64_MFMA_FLOP,BF16_MFMA_FLOP,"
-                 "mem_read_bytes,mem_write_bytes,bound,bound_mix\n", with_maxw ? "max_waves_CU,Occupancy_of_max_pct," : "");
+                 "mem_read_bytes,mem_write_bytes,bound,bound_mix,F16_TENSOR_FLOP,TF32_TENSOR_FLOP,"
+                 "F8_TENSOR_FLOP,I8_TENSOR_OPS\n", with_maxw ? "max_waves_CU,Occupancy_of_max_pct," : "");
     const char *mw = with_maxw ? "64,90," : "";
-    sb_addf(&sb, "calib_copy,calib_copy,8,100,80,%s,,,,,%.0f,%.0f,memory,memory\n", mw, nb * byte_f, nb);
-    sb_addf(&sb, "calib_triad,calib_triad,8,100,80,%s%.0f,,,,,%.0f,%.0f,memory,memory\n", mw,
+    sb_addf(&sb, "calib_copy,calib_copy,8,100,80,%s,,,,,%.0f,%.0f,memory,memory,,,,\n", mw, nb * byte_f, nb);
+    sb_addf(&sb, "calib_triad,calib_triad,8,100,80,%s%.0f,,,,,%.0f,%.0f,memory,memory,,,,\n", mw,
             2.0 * (double)p->n * 8, 2 * nb, nb);
-    sb_addf(&sb, "calib_fma_f64,calib_fma_f64,4,99.5,90,%s%.0f,,,,,0,0,%s,%s\n", mw, fl, fma_bound, fma_bound);
-    sb_addf(&sb, "calib_fma_f32,calib_fma_f32,4,100,90,%s,%.0f,,,,0,0,compute,compute\n", mw, fl);
-    sb_addf(&sb, "calib_fma_f16,calib_fma_f16,4,100,90,%s,,%.0f,,,0,0,compute,compute\n", mw,
+    sb_addf(&sb, "calib_fma_f64,calib_fma_f64,4,99.5,90,%s%.0f,,,,,0,0,%s,%s,,,,\n", mw, fl, fma_bound, fma_bound);
+    sb_addf(&sb, "calib_fma_f32,calib_fma_f32,4,100,90,%s,%.0f,,,,0,0,compute,compute,,,,\n", mw, fl);
+    sb_addf(&sb, "calib_fma_f16,calib_fma_f16,4,100,90,%s,,%.0f,,,0,0,compute,compute,,,,\n", mw,
             p->f16_per_inst ? fl / 2 : fl);   /* NVIDIA: packed HFMA2 counted once */
-    sb_addf(&sb, "calib_diverge,calib_diverge,4,50.4,90,%s,%.0f,,,,0,0,compute,compute\n", mw, fl / 2);
-    sb_addf(&sb, "calib_reglimit,calib_reglimit,4,100,24.1,%s,88583700480,,,,0,0,compute,compute\n",
+    sb_addf(&sb, "calib_diverge,calib_diverge,4,50.4,90,%s,%.0f,,,,0,0,compute,compute,,,,\n", mw, fl / 2);
+    sb_addf(&sb, "calib_reglimit,calib_reglimit,4,100,24.1,%s,88583700480,,,,0,0,compute,compute,,,,\n",
             with_maxw ? "16,95," : "");
     sb_addf(&sb, "sm90_xmma_gemm_f64,\"void cutlass::Kernel<sm90_xmma_gemm_f64f64, 128, 1>(Params)\","
-                 "3,100,12,%s,,,%.0f,,1e9,1e9,compute,compute\n", mw, g);
-    sb_addf(&sb, "sm90_xmma_gemm_bf16,sm90_xmma_gemm_bf16f32,3,100,12,%s,,,,%.0f,1e9,1e9,compute,compute\n",
+                 "3,100,12,%s,,,%.0f,,1e9,1e9,compute,compute,,,,\n", mw, g);
+    sb_addf(&sb, "sm90_xmma_gemm_bf16,sm90_xmma_gemm_bf16f32,3,100,12,%s,,,,%.0f,1e9,1e9,compute,compute,,,,\n",
             mw, g);
-    sb_addf(&sb, "TOTAL,TOTAL,60,90,50,%s%.0f,%.0f,%.0f,%.0f,%.0f,1,1,memory,memory\n", mw, fl, fl, fl, g, g);
-    char *path = write_tmp("a/analysis/per_kernel_metrics.csv", sb.buf);
+    sb_addf(&sb, "TOTAL,TOTAL,60,90,50,%s%.0f,%.0f,%.0f,%.0f,%.0f,1,1,memory,memory,,,,\n", mw, fl, fl, fl, g, g);
+    /* tensor paths: FLOPs = 2*M*N*K x 4 x 1024 iters x 2 launches x 2112 warps
+     * (mma.sync) or 528 warpgroups (wgmma), by hand: k16 4096, k8 2048, k32 8192,
+     * f64 m8n8k4 512, wgmma k16 131072, k8 65536, k32 262144 per instruction.
+     * Fields after the attributes: FP64_MFMA 5, BF16_MFMA 6, bounds 9-10, F16 11,
+     * TF32 12, F8 13, I8 14. */
+    static const struct { const char *k; int col; double per_inst; bool wg; } tk[] = {
+        { "calib_mma_bf16_k16", 6, 4096, false }, { "calib_mma_bf16_k8", 6, 2048, false },
+        { "calib_mma_f16_k16", 11, 4096, false }, { "calib_mma_f16_k8", 11, 2048, false },
+        { "calib_mma_f16f32_k16", 11, 4096, false }, { "calib_mma_f16f32_k8", 11, 2048, false },
+        { "calib_mma_tf32_k8", 12, 2048, false }, { "calib_mma_s8_k32", 14, 8192, false },
+        { "calib_mma_f64_k4", 5, 512, false }, { "calib_wgmma_bf16", 6, 131072, true },
+        { "calib_wgmma_f16", 11, 131072, true }, { "calib_wgmma_f16_f16", 11, 131072, true },
+        { "calib_wgmma_tf32", 12, 65536, true }, { "calib_wgmma_e4m3", 13, 262144, true },
+        { "calib_wgmma_e5m2", 13, 262144, true }, { "calib_wgmma_s8", 14, 262144, true },
+    };
+    for (size_t i = 0; i < sizeof(tk) / sizeof(*tk); i++) {
+        sb_addf(&sb, "%s,%s,2,100,50,%s", tk[i].k, tk[i].k, mw);
+        for (int c = 2; c <= 14; c++) {
+            if (c == tk[i].col)
+                sb_addf(&sb, "%.0f", tk[i].per_inst * 4 * 2048 * (tk[i].wg ? 528 : 2112) * flop_f);
+            else if (c == 9 || c == 10)
+                sb_adds(&sb, "compute");
+            sb_adds(&sb, c < 14 ? "," : "\n");
+        }
+    }
+    /* mixed: 128 x 528 x 2048 threads x 4 counted FLOPs per precision;
+     * BF16 2048 x (2112 x 4096 + 528 x 131072); FP64 tensor 2048 x 2112 x 512 */
+    sb_addf(&sb, "calib_mixed_paths,calib_mixed_paths,2,100,50,%s%.0f,%.0f,%.0f,%.0f,%.0f,0,0,"
+                 "compute,compute,,,,\n", mw, 553648128.0 * flop_f, 553648128.0 * flop_f,
+            553648128.0 * flop_f, 2214592512.0 * flop_f, 159450660864.0 * flop_f);
+char *path = write_tmp("a/analysis/per_kernel_metrics.csv", sb.buf);
     sb_release(&sb);
     return path;
 }
@@ -229,7 +277,9 @@ static void test_check_misses(void **state)
     assert_int_equal(result(&res, "register-limited: max warps per SM")->status, BR_CALIB_SKIP);
     assert_int_equal(result(&res, "divergent loop: lanes active %")->status, BR_CALIB_PASS);
     assert_int_equal(count(&res, BR_CALIB_SKIP), 2);    /* max warps, occupancy of max */
-    assert_int_equal(br_calib_misses(&res), 6);         /* 4 FMA-loop FLOPs, read bytes, label */
+    /* 4 FMA-loop FLOPs, read bytes, label, 16 tensor paths, 5 mixed-kernel counts */
+    assert_int_equal(br_calib_misses(&res), 27);
+    assert_int_equal(result(&res, "wgmma m64n64k32 s8: INT8 tensor ops")->status, BR_CALIB_MISS);
     br_calib_results_free(&res);
     free(csv);
 }
