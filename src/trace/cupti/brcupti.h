@@ -47,8 +47,11 @@ struct brc_config {
                               at a time in the process, the library's lock held through it */
     bool copies;           /* memory copy and set activity (BENCHRUN_CUPTI_COPIES, default 1):
                               <prefix>_memory_copy_trace.csv, in both modes */
-    bool strip_pdl;        /* BENCHRUN_CUPTI_STRIP_PDL=1: programmatic stream serialization
-                              turned off in the launch attributes (counter mode) */
+    bool strip_pdl;        /* BENCHRUN_CUPTI_STRIP_PDL: programmatic stream serialization
+                              turned off in the launch attributes (default: SASS passes) */
+    bool unload_reset;     /* BENCHRUN_CUPTI_UNLOAD_RESET: range profiler disabled before
+                              each module unload, enabled at the next launch (default:
+                              SASS passes, see rangeprof.c brc_rp_on_module_unload) */
 };
 
 /* Launch attributes seen (brc_launch.attrs). */
@@ -123,6 +126,7 @@ struct brc_state {
     uint64_t launches_dropped;     /* profiler call failed for it, or context failed */
     uint64_t launches_captured;    /* into a capturing stream: recorded in a graph, not run */
     uint64_t launches_reentrant;   /* launched from inside our own callback (CUPTI/driver) */
+    uint64_t profiler_reenabled;   /* range profiler enabled again after a module unload */
     char *error;           /* first error, for the companion JSON */
     int hw_trace;          /* CUptiResult of cuptiActivityEnableHWTrace(1), -1 not tried */
     struct brc_census census;
@@ -166,6 +170,7 @@ void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l);  /* launch API
 void brc_rp_on_launch_exit(CUcontext ctx, bool launch_failed);
 void brc_rp_on_function(CUcontext ctx, CUfunction f);  /* the launch's function (driver call) */
 void brc_rp_on_ctx_destroy(CUcontext ctx);
+void brc_rp_on_module_unload(CUcontext ctx);       /* ctx NULL: every context */
 void brc_rp_finish(void);                          /* collect every context */
 int brc_rp_write(void);                            /* join with kernels, write CSV */
 

@@ -23,8 +23,11 @@
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
  *                           module load/unload call (one at a time per process)
- *   BENCHRUN_CUPTI_STRIP_PDL 1: programmatic stream serialization turned off in
- *                           launch attributes (counter mode)
+ *   BENCHRUN_CUPTI_STRIP_PDL 1/0: programmatic stream serialization turned off in
+ *                           launch attributes (default: in passes with SASS metrics)
+ *   BENCHRUN_CUPTI_UNLOAD_RESET 1/0: range profiler collected and disabled before a
+ *                           module unload, enabled at the next launch (default: in
+ *                           passes with SASS metrics; CUPTI 13.0 crashes otherwise)
  * Files, written at the end (exit() from any thread, cudaDeviceReset or context
  * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
  * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
@@ -167,8 +170,13 @@ static void read_config(void)
     const char *range = getenv("BENCHRUN_CUPTI_RANGE");
     c->range_runs = range && strcmp(range, "run") == 0;
     const char *ser = getenv("BENCHRUN_CUPTI_SERIALIZE"), *pdl = getenv("BENCHRUN_CUPTI_STRIP_PDL");
+    const char *unl = getenv("BENCHRUN_CUPTI_UNLOAD_RESET");
+    bool sass = false;   /* SASS-patched metrics: CUPTI instruments the kernels */
+    for (size_t i = 0; i < c->nmetrics; i++)
+        sass |= strstr(c->metrics[i], "__sass_") != NULL;
     c->serialize = ser && strcmp(ser, "1") == 0;
-    c->strip_pdl = pdl && strcmp(pdl, "1") == 0;
+    c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : sass;
+    c->unload_reset = unl && *unl ? strcmp(unl, "0") != 0 : sass;
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
@@ -216,6 +224,8 @@ static void json_census(FILE *fp)
             (unsigned long long)c->cluster1, (unsigned long long)c->pdl,
             (unsigned long long)c->pdl_stripped, (unsigned long long)c->modules_loaded,
             (unsigned long long)c->threads, brc.cfg.serialize ? "true" : "false");
+    fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n",
+            (unsigned long long)brc.profiler_reenabled);
     fprintf(fp, "  \"memory_copies\": %llu,\n", (unsigned long long)brc.copy_rows);
 }
 
@@ -702,13 +712,19 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     pthread_mutex_unlock(&brc.lock);
 }
 
-/* Module and library loads and unloads: only taken with BENCHRUN_CUPTI_SERIALIZE. */
+/* Module and library loads and unloads: taken with BENCHRUN_CUPTI_SERIALIZE
+ * (loads and unloads) and BENCHRUN_CUPTI_UNLOAD_RESET (unloads). */
 static const CUpti_CallbackId driver_module[] = {
     CUPTI_DRIVER_TRACE_CBID_cuModuleLoad, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData,
     CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary,
     CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData,
     CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile, CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload,
 };
+
+static bool is_unload_call(CUpti_CallbackId id)
+{
+    return id == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload || id == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload;
+}
 
 static bool is_module_call(CUpti_CallbackId id)
 {
@@ -742,6 +758,15 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     if (brc.cfg.serialize && enter)
         pthread_mutex_lock(&brc.lock);
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_module_call(id)) {
+        if (enter && brc.cfg.unload_reset && brc.cfg.nmetrics && is_unload_call(id)) {
+            pthread_mutex_lock(&brc.lock);
+            BRC_PHASE("collecting and disabling the range profiler before a module unload");
+            if (!brc.finished)
+                brc_rp_on_module_unload(id == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload ? NULL
+                                                                                  : cb->context);
+            BRC_PHASE(NULL);
+            pthread_mutex_unlock(&brc.lock);
+        }
         if (brc.cfg.serialize && !enter)
             pthread_mutex_unlock(&brc.lock);
         return;
@@ -809,8 +834,9 @@ static int subscribe(void)
         cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
     for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)
         cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launch[i]);
-    for (size_t i = 0; brc.cfg.serialize && i < sizeof(driver_module) / sizeof(*driver_module); i++)
-        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_module[i]);
+    for (size_t i = 0; i < sizeof(driver_module) / sizeof(*driver_module); i++)
+        if (brc.cfg.serialize || (brc.cfg.unload_reset && is_unload_call(driver_module[i])))
+            cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_module[i]);
     return 0;
 }
 

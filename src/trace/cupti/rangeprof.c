@@ -94,6 +94,7 @@ struct rp_ctx {
     uint32_t run_name;         /* kernel of the open user range */
     bool in_range;
     bool active, failed;
+    bool reenable;             /* disabled at a module unload: enable again at the next launch */
 };
 
 /* Each context's state is allocated once and never moves (pointers to it are
@@ -271,6 +272,8 @@ static int init_image(struct rp_ctx *c)
     return 0;
 }
 
+static int enable_profiler(struct rp_ctx *c);
+
 static int enable(struct rp_ctx *c)
 {
     CUdevice dev = 0;
@@ -278,6 +281,13 @@ static int enable(struct rp_ctx *c)
         dev = 0;
     if (make_host(c, dev) != 0 || make_config(c) != 0)
         return -1;
+    return enable_profiler(c);
+}
+
+/* The range profiler object, its counter data image (kept across a
+ * re-enable: same metrics, same size) and the first pass. */
+static int enable_profiler(struct rp_ctx *c)
+{
     CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
     en.ctx = c->ctx;
     CALL(cuptiRangeProfilerEnable, &en);
@@ -290,8 +300,11 @@ static int enable(struct rp_ctx *c)
     ds.maxNumOfRanges = image_ranges();
     ds.maxNumRangeTreeNodes = (uint32_t)image_ranges();
     CALL(cuptiRangeProfilerGetCounterDataSize, &ds);
-    c->data_size = ds.counterDataSize;
-    c->data = xcalloc(c->data_size, 1);
+    if (!c->data || ds.counterDataSize != c->data_size) {
+        free(c->data);
+        c->data_size = ds.counterDataSize;
+        c->data = xcalloc(c->data_size, 1);
+    }
     return init_image(c);
 }
 
@@ -402,7 +415,7 @@ static int collect(struct rp_ctx *c)
 static struct rp_ctx *find_ctx(CUcontext ctx, bool create)
 {
     for (size_t i = 0; i < nctx; i++)
-        if (ctxs[i]->ctx == ctx && (ctxs[i]->obj || ctxs[i]->failed))
+        if (ctxs[i]->ctx == ctx && (ctxs[i]->obj || ctxs[i]->failed || ctxs[i]->reenable))
             return ctxs[i];
     if (!create)
         return NULL;
@@ -444,6 +457,14 @@ void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l)
         return;
     }
     struct rp_ctx *c = find_ctx(ctx, true);
+    if (c->reenable && !c->failed) {
+        BRC_PHASE("enabling the range profiler again after a module unload");
+        c->reenable = false;
+        if (enable_profiler(c) != 0)
+            c->failed = true;
+        brc.profiler_reenabled++;
+        BRC_PHASE("launch API entry callback (range profiler, events)");
+    }
     if (c->failed) {
         brc.launches_dropped++;
         return;
@@ -589,6 +610,33 @@ static void finish_ctx(struct rp_ctx *c)
     free(c->avail);
     c->avail = NULL;
     c->ctx = NULL;   /* the handle may be reused by a new context */
+}
+
+/* A module or library is about to be unloaded. With SASS metrics, CUPTI 13.0
+ * crashes at the next launch after a cuModuleUnload (tests/gpu/sass_repro.cu
+ * mode churn on an H200: SIGSEGV at 0xc18 in libnvperf_host under
+ * cuLaunchKernelEx, none of our code on the stack; JAX's autotuner unloads
+ * its candidates' modules and died the same way, at 0x18). So the range
+ * profiler of the context (every context for a library: ctx NULL) is
+ * collected and disabled before the unload, and enabled again, fresh, at the
+ * next launch: the ranges already taken are kept in order, so the join of
+ * ranges and launches is unchanged. */
+void brc_rp_on_module_unload(CUcontext ctx)
+{
+    for (size_t i = 0; i < nctx; i++) {
+        struct rp_ctx *c = ctxs[i];
+        if (!c->ctx || c->failed || !c->obj || (ctx && c->ctx != ctx))
+            continue;
+        if (c->active && collect(c) != 0) {
+            c->failed = true;
+            continue;
+        }
+        CUpti_RangeProfiler_Disable_Params dp = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
+        dp.pRangeProfilerObject = c->obj;
+        cuptiRangeProfilerDisable(&dp);
+        c->obj = NULL;
+        c->reenable = true;
+    }
 }
 
 void brc_rp_on_ctx_destroy(CUcontext ctx)
