@@ -14,6 +14,7 @@
 #include "calib/calib.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/xalloc.h"
@@ -200,16 +201,6 @@ static void gemm(struct tab *t, const char *flop_check, const char *bound_check,
     e->label = "compute";
 }
 
-static void gemms(struct tab *t, const struct br_calib_params *p)
-{
-    double n = (double)p->gemm_n;
-    double flop = 2.0 * n * n * n * (double)p->gemm_reps;
-    gemm(t, "DGEMM (cuBLAS): FP64 tensor FLOPs, all kernels", "DGEMM (cuBLAS): bound", c_t64,
-         "FP64_TENSOR_FLOP|FP64_MFMA_FLOP", flop);
-    gemm(t, "BF16 GEMM (cuBLAS): BF16 tensor FLOPs, all kernels", "BF16 GEMM (cuBLAS): bound",
-         c_tbf16, "BF16_TENSOR_FLOP|BF16_MFMA_FLOP", flop);
-}
-
 /* One tensor-path kernel (calib.cu "tensor-core paths"): M x N x K of its
  * instruction, issued by each warp (mma.sync) or warpgroup (wgmma). */
 struct tpath {
@@ -267,6 +258,33 @@ static void tensor_paths(struct tab *t, const struct br_calib_params *p)
     rel(t, "mixed paths: FP64 tensor FLOPs (DMMA)", k, c_t64, launches * warps * 512.0, 0.001,
         "m8n8k4 per warp");
 }
+
+/* The tensor FLOPs of column col that the tensor-path kernels add to the
+ * TOTAL row (the GEMM checks read "all kernels"). */
+static double tensor_paths_total(const struct br_calib_params *p, const char *const *col)
+{
+    if (!p->tensor_paths)
+        return 0;
+    struct tab t = { 0 };
+    tensor_paths(&t, p);
+    double sum = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].cols == col)
+            sum += t.v[i].value;
+    free(t.v);
+    return sum;
+}
+
+static void gemms(struct tab *t, const struct br_calib_params *p)
+{
+    double n = (double)p->gemm_n;
+    double flop = 2.0 * n * n * n * (double)p->gemm_reps;
+    gemm(t, "DGEMM (cuBLAS): FP64 tensor FLOPs, all kernels", "DGEMM (cuBLAS): bound", c_t64,
+         "FP64_TENSOR_FLOP|FP64_MFMA_FLOP", flop + tensor_paths_total(p, c_t64));
+    gemm(t, "BF16 GEMM (cuBLAS): BF16 tensor FLOPs, all kernels", "BF16 GEMM (cuBLAS): bound",
+         c_tbf16, "BF16_TENSOR_FLOP|BF16_MFMA_FLOP", flop + tensor_paths_total(p, c_tbf16));
+}
+
 
 size_t br_calib_expect_table(const struct br_calib_params *p, struct br_calib_expect **out)
 {

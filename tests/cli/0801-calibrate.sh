@@ -69,6 +69,10 @@ r[col["BF16_MFMA_FLOP"]] = it * (528 * 4 * 2 * 16 * 8 * 16 + 528 * 2 * 64 * 64 *
 r[col["FP64_MFMA_FLOP"]] = it * 528 * 4 * 2 * 8 * 8 * 4
 r[col["bound_mix"]] = "compute"
 rows.insert(-1, r)
+# TOTAL: the GEMMs plus every tensor-path kernel of that precision
+tot = rows[-1]
+for c in ("FP64_MFMA_FLOP", "BF16_MFMA_FLOP"):
+    tot[col[c]] = gemm + sum(x[col[c]] for x in rows[:-1] if x[0].startswith("calib_") and x[col[c]] != "")
 fma_ns = 4 * 2_500_000                       # 4 launches of 2.5 ms in the trace
 cols += ["TFLOPs_FP64_VALU", "TFLOPs_FP32"]
 extra = {"calib_fma_f64": [fl / fma_ns / 1000 * tb, ""], "calib_fma_f32": ["", fl / fma_ns / 1000 * tb]}

@@ -89,9 +89,12 @@ static void test_expect_nvidia(void **state)
     assert_true(find(e, n, "register-limited: FP32 FLOPs")->value == 88583700480.0);
     const struct br_calib_expect *occ = find(e, n, "register-limited: occupancy %");
     assert_true(occ->how == BR_CALIB_RANGE && occ->hi == 25.25 && occ->lo == 12.5);
-    /* 2 x 7680^3 x 3 */
+    /* all kernels: 2 x 7680^3 x 3 + the tensor-path kernels of that precision
+     * (FP64: m8n8k4 8858370048 + mixed DMMA 2214592512; BF16: m16n8k16
+     * 70866960384 + m16n8k8 35433480192 + wgmma 566935683072 + mixed 159450660864) */
     const struct br_calib_expect *g = find(e, n, "DGEMM (cuBLAS): FP64 tensor FLOPs, all kernels");
-    assert_true(g->value == 2717908992000.0 && g->row == BR_CALIB_ROW_TOTAL && g->tol == 0.001);
+    assert_true(g->value == 2728981954560.0 && g->row == BR_CALIB_ROW_TOTAL && g->tol == 0.001);
+    assert_true(find(e, n, "BF16 GEMM (cuBLAS): BF16 tensor FLOPs, all kernels")->value == 3550595776512.0);
     assert_true(find(e, n, "copy: DRAM read bytes")->tol == 0.02);
     assert_string_equal(find(e, n, "triad: bound")->label, "memory");
     assert_string_equal(find(e, n, "BF16 GEMM (cuBLAS): bound")->label, "compute");
@@ -176,7 +179,8 @@ static char *analysis_csv(const struct br_calib_params *p, double flop_f, double
                  "3,100,12,%s,,,%.0f,,1e9,1e9,compute,compute,,,,\n", mw, g);
     sb_addf(&sb, "sm90_xmma_gemm_bf16,sm90_xmma_gemm_bf16f32,3,100,12,%s,,,,%.0f,1e9,1e9,compute,compute,,,,\n",
             mw, g);
-    sb_addf(&sb, "TOTAL,TOTAL,60,90,50,%s%.0f,%.0f,%.0f,%.0f,%.0f,1,1,memory,memory,,,,\n", mw, fl, fl, fl, g, g);
+    sb_addf(&sb, "TOTAL,TOTAL,60,90,50,%s%.0f,%.0f,%.0f,%.0f,%.0f,1,1,memory,memory,,,,\n", mw, fl, fl, fl,
+            g + 11072962560.0, g + 832686784512.0);   /* + the tensor-path kernels (test_expect_nvidia) */
     /* tensor paths: FLOPs = 2*M*N*K x 4 x 1024 iters x 2 launches x 2112 warps
      * (mma.sync) or 528 warpgroups (wgmma), by hand: k16 4096, k8 2048, k32 8192,
      * f64 m8n8k4 512, wgmma k16 131072, k8 65536, k32 262144 per instruction.
