@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "conf/conf.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -575,7 +576,8 @@ int br_submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes
                        "the counter set is not known here");
         return -1;
     }
-    char *rel = xasprintf("arch/%s.json", arch);
+    /* the GPU name (sm_90) maps to its profile (gh100), as everywhere else */
+    char *rel = xasprintf("arch/%s.json", arch_profile_name(arch));
     char *path = fs_share_path(rel);
     free(rel);
     json_t *root = path ? json_load_file(path, 0, NULL) : NULL;

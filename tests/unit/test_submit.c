@@ -302,7 +302,16 @@ static void test_pmc_passes(void **state)
     c.arch = "gfxT";
     assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), 0);
     assert_int_equal(n, 7);
+    /* NVIDIA: the plain run records sm_90, whose profile is gh100.json (issue 14:
+     * submit looked for arch/sm_90.json and lost the pmc time estimate) */
+    write_text(d, "share/arch/gh100.json",
+               "{\"passes\": [{}, {}], \"counter_sets\": {\"default\": [\"1\", \"2\", \"3\"]}}");
+    c.counters = NULL;
+    c.arch = NULL;
+    assert_int_equal(br_submit_pmc_passes(&c, "sm_90", &n, &why), 0);
+    assert_int_equal(n, 3);
     c.counters = "nosuchset";
+    c.arch = "gfxT";
     assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
     assert_non_null(strstr(why, "no counter set 'nosuchset'"));
     free(why);
