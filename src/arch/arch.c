@@ -535,6 +535,16 @@ const char *arch_profile_name(const char *arch)
     return arch;
 }
 
+bool arch_is_nvidia(const struct arch_profile *ap)
+{
+    return ap && ap->vendor && strcmp(ap->vendor, "nvidia") == 0;
+}
+
+const char *arch_cycle_counter(const struct arch_profile *ap)
+{
+    return arch_is_nvidia(ap) ? "sm__cycles_elapsed / N_SM" : "GRBM_GUI_ACTIVE / N_XCC";
+}
+
 char *arch_path_for(const char *arch)
 {
     if (strchr(arch, '/') || strstr(arch, ".json"))

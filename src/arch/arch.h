@@ -117,6 +117,11 @@ char *arch_profile_names(void);
  * sm_<compute capability> (stage/gpu.c); sm_90 (H100/H200) -> "gh100". Other
  * names are returned unchanged. Static or arch itself. */
 const char *arch_profile_name(const char *arch);
+/* The vendor's own counter behind the fallback clock (cycles over kernel
+ * time), for messages: "sm__cycles_elapsed / N_SM" on NVIDIA,
+ * "GRBM_GUI_ACTIVE / N_XCC" otherwise. */
+const char *arch_cycle_counter(const struct arch_profile *ap);
+bool arch_is_nvidia(const struct arch_profile *ap);
 
 /* A copy of s with every "{pass}" replaced by pass (per-pass metric
  * templates, e.g. clock_MHz_{pass}). */

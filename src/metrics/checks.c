@@ -52,8 +52,8 @@ static void check_pass_clock(struct mx_ctx *x, struct mx_pass *mp)
     if (isnan(c))
         return;
     if (!isnan(lo) && !isnan(hi) && (c < lo || c > hi))
-        mx_warn(x->res, "pass %s: effective clock %.0f MHz (GRBM_GUI_ACTIVE) is outside %.0f-%.0f MHz",
-                mp->name, c, lo, hi);
+        mx_warn(x->res, "pass %s: effective clock %.0f MHz (%s) is outside %.0f-%.0f MHz",
+                mp->name, c, arch_cycle_counter(ap), lo, hi);
     double used = x->res->clock_mhz;
     if (!isnan(used) && used > 0 && !isnan(rlo) && !isnan(rhi) &&
         (c < rlo * used || c > rhi * used))
@@ -166,8 +166,9 @@ void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, doubl
 {
     if (x->opt->clock_src == MX_CLOCK_FALLBACK)
         mx_warn(x->res, "clock: no telemetry and no --clock-mhz: cycles use each row's own "
-                "GRBM_GUI_ACTIVE / N_XCC / time (fallback; counter mode adds ~14k-18k cycles "
-                "per launch, so cycle-based metrics read low)");
+                "%s / time (fallback%s)", arch_cycle_counter(x->ap),
+                arch_is_nvidia(x->ap) ? "" : "; counter mode adds ~14k-18k cycles per launch, "
+                                             "so cycle-based metrics read low");
     check_counters(x, defs, ndefs);
     pass_checks(x, defs, ndefs);
     limit_checks(x, slot);

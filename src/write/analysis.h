@@ -56,6 +56,6 @@ struct wr_topcol {
 extern const struct wr_topcol wr_topcols[];
 extern const size_t wr_ntopcols;
 /* Clock source as text ("sampled", "override", "counters (GRBM fallback)"). */
-const char *wr_clock_source(enum mx_clock_src s);
+const char *wr_clock_source(const struct mx_result *res);
 
 #endif

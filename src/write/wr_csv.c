@@ -70,10 +70,12 @@ void wr_csv_field(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-const char *wr_clock_source(enum mx_clock_src s)
+const char *wr_clock_source(const struct mx_result *res)
 {
+    enum mx_clock_src s = res->clock_src;
     return s == MX_CLOCK_OVERRIDE ? "override (--clock-mhz)"
          : s == MX_CLOCK_SAMPLED ? "telemetry (power run, samples inside kernels)"
+         : arch_is_nvidia(res->ap) ? "counters (sm__cycles_elapsed fallback)"
          : "counters (GRBM_GUI_ACTIVE fallback)";
 }
 

@@ -93,7 +93,7 @@ static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in
     li_kv(fp, "counters file", in->counters_file ? in->counters_file : "(none: pass folders and the profile)");
     li_kv(fp, "power run", in->power_path ? in->power_path : "(none)");
     fprintf(fp, "<li>clock: %s MHz, %s", res->clock_src == MX_CLOCK_FALLBACK ? "per row"
-            : wr_html_num(res->clock_mhz, b), wr_clock_source(res->clock_src));
+            : wr_html_num(res->clock_mhz, b), wr_clock_source(res));
     if (res->clock_src == MX_CLOCK_SAMPLED)
         fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock_samples);
     fprintf(fp, "</li>\n<li>kernels: %u; time shares from the %s</li>\n</ul>\n", res->nk,

@@ -85,7 +85,7 @@ static json_t *power_object(const struct wr_info *in)
 
 static json_t *clock_object(const struct mx_result *res, const struct wr_info *in)
 {
-    return json_pack("{s:s, s:o, s:o, s:I}", "source", wr_clock_source(res->clock_src),
+    return json_pack("{s:s, s:o, s:o, s:I}", "source", wr_clock_source(res),
                      "clock_MHz", jnum(res->clock_mhz), "sampled", jnum(in->sampled_mhz),
                      "samples_in_kernels", (json_int_t)in->clock_samples);
 }

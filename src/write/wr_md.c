@@ -56,7 +56,7 @@ static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in
     fprintf(fp, "- counters file: %s\n", in->counters_file ? in->counters_file : "(none: pass folders and the profile)");
     fprintf(fp, "- power run: %s\n", in->power_path ? in->power_path : "(none)");
     fprintf(fp, "- clock: %s MHz, %s", res->clock_src == MX_CLOCK_FALLBACK ? "per row" :
-            num(res->clock_mhz, b), wr_clock_source(res->clock_src));
+            num(res->clock_mhz, b), wr_clock_source(res));
     if (res->clock_src == MX_CLOCK_SAMPLED)
         fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock_samples);
     fprintf(fp, "\n- kernels: %u; time shares from the %s\n\n", res->nk,

@@ -48,4 +48,13 @@ o1=$(col "$T/a1/per_kernel_metrics.csv" Occupancy_of_max_pct)
 [ "$m0" = 64 ] && pass "registers unknown: block limits only (64)" || fail "no trace: max_waves_CU $m0, want 64"
 [ "$m1" = 16 ] && pass "registers from the trace: 16 warps" || fail "trace: max_waves_CU $m1, want 16"
 [ "$o1" = 96.875 ] && pass "occupancy of its limit 96.875 %" || fail "Occupancy_of_max_pct $o1, want 96.875"
+# No telemetry, no --clock-mhz: the fallback clock. NVIDIA messages name
+# NVIDIA's quantity, never the AMD counter (issue 14).
+expect_exit 0 "analyze with the fallback clock" -- "$BENCHRUN" analyze "$T/pmc" --arch gh100 \
+    --out-dir "$T/a2"
+expect_grep "own sm__cycles_elapsed / N_SM / time" "$T/err" "fallback warning names sm__cycles_elapsed"
+expect_no_grep "GRBM" "$T/err" "no AMD counter in the messages"
+expect_grep "sm__cycles_elapsed fallback" "$T/a2/report.md" "report.md clock source"
+expect_no_grep "GRBM" "$T/a2/report.md" "no AMD counter in report.md"
+expect_no_grep "GRBM" "$T/a2/summary.json" "no AMD counter in summary.json"
 finish
