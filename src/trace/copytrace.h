@@ -1,14 +1,14 @@
 /* copytrace.h - memory copies and sets as rocprofv3 memory_copy_trace.csv rows.
  *
- * Owns the on-disk schema the NVIDIA collector writes for copies and sets and
- * the reader that analyze and the power stage use for both vendors. The
+ * Owns the on-disk schema the NVIDIA collector writes for copies and sets
+ * (no reader yet: analyze, GPU busy and the timeline do not use them). The
  * columns are rocprofv3 7.x's (rocprofiler-sdk source/docs/data/
  * memory_copy_trace.csv at 029ff02a: Kind, Direction, Stream_Id,
  * Source_Agent_Id, Destination_Agent_Id, Correlation_Id, Start_Timestamp,
  * End_Timestamp) followed by Bytes, which rocprofv3 does not write (its copies
- * then have unknown bytes). Older rocprofv3 layouts are read too: without
- * Stream_Id (6.3, commit 81e93a6) and with Direction values lacking the
- * MEMORY_COPY_ prefix (6.2, commit 785cc39); tests/fixtures/amd/memory_copy/.
+ * then have unknown bytes). Older rocprofv3 layouts: without Stream_Id
+ * (commit 81e93a6) and with Direction values lacking the MEMORY_COPY_ prefix
+ * (commit 785cc39).
  *
  * NVIDIA mapping: Kind "MEMORY_COPY" (cudaMemcpy*, peer copies) or
  * "MEMORY_SET" (cudaMemset*: rocprofv3 has no such kind, HIP sets are
@@ -33,7 +33,7 @@ enum ct_dir {
 };
 
 #define CT_HOST (-1)            /* agent of host memory */
-#define CT_BYTES_UNKNOWN UINT64_MAX
+#define CT_BYTES_UNKNOWN UINT64_MAX   /* written as an empty Bytes cell */
 
 struct ct_copy {
     enum ct_dir dir;
@@ -52,31 +52,5 @@ const char *ct_dir_label(enum ct_dir d);
 
 /* One row. 0, or -1 when the stream failed. */
 int ct_write_row(FILE *fp, const struct ct_copy *c);
-
-/* ---- reading ----------------------------------------------------------- */
-
-struct ct_list {
-    struct ct_copy *v;
-    size_t n, cap;
-};
-
-void ct_list_free(struct ct_list *l);
-/* Appends the rows of one memory_copy_trace.csv (any known layout, columns
- * found by name) to out. name is used in messages. 0, or -1 on a malformed
- * file (printed as `benchrun: NAME:LINE: what`; out keeps earlier rows). A
- * file with a header and no rows is fine. A last line cut short (a killed
- * job) is skipped with a warning. */
-int ct_read_mem(const char *name, const void *data, size_t len, struct ct_list *out);
-int ct_read_file(const char *path, struct ct_list *out);
-/* Every *memory_copy_trace.csv directly in dir or one level below. Returns
- * the number of files read, -1 when one is malformed. */
-int ct_read_dir(const char *dir, struct ct_list *out);
-
-/* Totals per direction: count, bytes (known ones), time (ns, end - start),
- * and how many had no byte count. */
-struct ct_totals {
-    uint64_t n[CT_NDIR], bytes[CT_NDIR], ns[CT_NDIR], unknown_bytes[CT_NDIR];
-};
-void ct_totals(const struct ct_list *l, struct ct_totals *t);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "trace/clockconv.h"
+#include "trace/copytrace.h"
 #include "trace/ktrace_write.h"
 #include "trace/passgroup.h"
 #include "util/error.h"
@@ -79,6 +80,33 @@ static void test_counter_row(void **state)
     assert_int_equal(count_fields(s), KTW_COUNTER_COLS);
     assert_int_equal(count_fields(ktw_counter_header), KTW_COUNTER_COLS);
     free(s);
+}
+
+/* memory_copy_trace.csv rows: rocprofv3 7.x columns + Bytes (copytrace.h);
+ * a host-to-device copy of 1 GiB on stream 7, a set, and unknown bytes. */
+static void test_copy_rows(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    struct ct_copy h2d = { CT_H2D, CT_HOST, 0, 7, 51, 1000, 20001000, 1073741824 };
+    struct ct_copy set = { CT_SET, 1, 1, 0, 52, 5, 9, 4096 };
+    struct ct_copy d2d = { CT_D2D, 0, 1, 3, 53, 10, 20, CT_BYTES_UNKNOWN };
+    assert_int_equal(ct_write_row(fp, &h2d), 0);
+    assert_int_equal(ct_write_row(fp, &set), 0);
+    assert_int_equal(ct_write_row(fp, &d2d), 0);
+    fclose(fp);
+    assert_string_equal(buf,
+        "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",7,\"Host\",\"Agent 0\",51,1000,20001000,1073741824\n"
+        "\"MEMORY_SET\",\"MEMORY_SET_DEVICE\",0,\"Agent 1\",\"Agent 1\",52,5,9,4096\n"
+        "\"MEMORY_COPY\",\"MEMORY_COPY_DEVICE_TO_DEVICE\",3,\"Agent 0\",\"Agent 1\",53,10,20,\n");
+    assert_int_equal(count_fields(ct_header), 9);
+    assert_int_equal(count_fields(buf), 9);
+    assert_string_equal(ct_dir_label(CT_D2H), "D2H");
+    assert_string_equal(ct_dir_name(CT_NDIR), "");
+    free(buf);
 }
 
 static void test_value_format(void **state)
@@ -214,6 +242,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_row),     cmocka_unit_test(test_counter_row),
+        cmocka_unit_test(test_copy_rows),
         cmocka_unit_test(test_value_format),  cmocka_unit_test(test_clock_measure),
         cmocka_unit_test(test_clock_convert), cmocka_unit_test(test_group),
         cmocka_unit_test(test_base_name),
