@@ -285,17 +285,20 @@ void brc_kstore_write_copies(void)
     fflush(brc.copy_fp);
 }
 
-static int close_copies(void)
+/* Closes *fp (a <prefix>_<name>.part file) and renames it to its final name. */
+static int close_part(FILE **fp, const char *name)
 {
-    if (!brc.copy_fp)
+    if (!*fp)
         return 0;
-    int bad = ferror(brc.copy_fp) | fclose(brc.copy_fp);
-    brc.copy_fp = NULL;
-    char *part = brc_path("memory_copy_trace.csv.part"), *final = brc_path("memory_copy_trace.csv");
+    int bad = ferror(*fp) | fclose(*fp);
+    *fp = NULL;
+    char *pn = xasprintf("%s.part", name);
+    char *part = brc_path(pn), *final = brc_path(name);
     if (bad || rename(part, final) != 0) {
         brc_fail("cannot write '%s'", final);
         bad = 1;
     }
+    free(pn);
     free(part);
     free(final);
     return bad ? -1 : 0;
@@ -304,17 +307,7 @@ static int close_copies(void)
 int brc_kstore_close_trace(void)
 {
     brc_kstore_write_copies();
-    int crc = close_copies();
-    if (!brc.trace_fp)
-        return crc;
-    int bad = ferror(brc.trace_fp) | fclose(brc.trace_fp);
-    brc.trace_fp = NULL;
-    char *part = brc_path("kernel_trace.csv.part"), *final = brc_path("kernel_trace.csv");
-    if (bad || rename(part, final) != 0) {
-        brc_fail("cannot write '%s'", final);
-        bad = 1;
-    }
-    free(part);
-    free(final);
-    return bad || crc ? -1 : 0;
+    int crc = close_part(&brc.copy_fp, "memory_copy_trace.csv");
+    int krc = close_part(&brc.trace_fp, "kernel_trace.csv");
+    return crc || krc ? -1 : 0;
 }
