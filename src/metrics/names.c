@@ -1,9 +1,19 @@
-/* names.c - kernel display names (METRICS.md §2): the full name stays the
- * key; the short name drops "void ", the parameter list and ".kd", and
- * reduces the Kokkos launch wrapper
- *   hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelFor<F, Kokkos::RangePolicy<..., Tag>, Kokkos::HIP>>
- * to "F [Tag]" (CombinedFunctorReducer<F, R> gives F). Short names are made
- * unique with " #2", " #3", ... */
+/* names.c - kernel display names (METRICS.md §2), the seed's short names so
+ * that per_kernel_metrics.csv keys match (issue 13; the rules are inferred
+ * from the seed's outputs, tests/fixtures/seed-reference). The full name stays
+ * the key; the short name is, in this order:
+ *   - "rocclr:" + the rest for ROCclr's blit kernels (__amd_rocclr_*);
+ *   - a LAMMPS Kokkos kernel: "reduce " / "scan " for ParallelReduce /
+ *     ParallelScan, the functor (the first LAMMPS_NS:: name, without its
+ *     template arguments), then "::" and the tag (the next LAMMPS_NS::Tag...
+ *     name with its template arguments, blanks removed) when there is one:
+ *       hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelFor<
+ *         LAMMPS_NS::PairReaxFFKokkos<Kokkos::HIP>, Kokkos::RangePolicy<
+ *         Kokkos::HIP, LAMMPS_NS::TagPairReaxComputeLJCoulomb<1, 1>>, ...>>()
+ *       -> PairReaxFFKokkos::TagPairReaxComputeLJCoulomb<1,1>
+ *   - another Kokkos kernel: "Kokkos::" + its Impl class (ParallelFor, ...);
+ *   - else the first 80 characters of the full name.
+ * Repeated short names get " #2", " #3", ... in row order. */
 #include "metrics/metrics.h"
 
 #include "util/strbuf.h"
@@ -13,129 +23,88 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Top-level template arguments of s[open..] where s[open] == '<': up to max
- * spans (start, length), trimmed. Returns the count, -1 if unbalanced. */
-static int targs(const char *s, size_t open, size_t *st, size_t *ln, int max)
-{
-    int depth = 0, n = 0;
-    size_t a = open + 1;
-    for (size_t i = open; s[i]; i++) {
-        char c = s[i];
-        if (c == '<' || c == '(')
-            depth++;
-        else if (c == '>' || c == ')')
-            depth--;
-        if ((c == ',' && depth == 1) || depth == 0) {
-            size_t b = i;
-            while (a < b && isspace((unsigned char)s[a]))
-                a++;
-            while (b > a && isspace((unsigned char)s[b - 1]))
-                b--;
-            if (n < max) {
-                st[n] = a;
-                ln[n] = b - a;
-            }
-            n++;
-            a = i + 1;
-            if (depth == 0)
-                return n < max ? n : max;
-        }
-    }
-    return -1;
-}
-
-static char *span(const char *s, size_t st, size_t ln)
-{
-    return xstrndup(s + st, ln);
-}
+enum { SHORT_MAX = 80 };
 
 static bool starts(const char *s, const char *p)
 {
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* First argument of X<...> when s starts with prefix X<, else NULL. */
-static char *first_arg(const char *s, const char *prefix)
+static size_t ident_len(const char *s)
 {
-    size_t st[2], ln[2];
-    if (!starts(s, prefix) || targs(s, strlen(prefix) - 1, st, ln, 2) < 1)
-        return NULL;
-    return span(s, st[0], ln[0]);
+    size_t n = 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '_')
+        n++;
+    return n;
 }
 
-/* Kokkos: "F [Tag]" or NULL when s is not the wrapper. */
-static char *kokkos(const char *s)
+/* Length of a balanced "<...>" at s (0 when s is not '<' or it never closes). */
+static size_t targs_len(const char *s)
 {
-    if (!starts(s, "hip_parallel_launch_") && !starts(s, "cuda_parallel_launch_"))
-        return NULL;
-    const char *lt = strchr(s, '<');
-    size_t st[4], ln[4];
-    if (!lt || targs(s, (size_t)(lt - s), st, ln, 1) < 1)
-        return NULL;
-    char *inner = span(s, st[0], ln[0]);
-    const char *q = strchr(inner, '<');
-    int n = starts(inner, "Kokkos::Impl::Parallel") && q ? targs(inner, (size_t)(q - inner), st, ln, 4) : -1;
-    if (n < 1) {
-        free(inner);
-        return NULL;
-    }
-    char *f = span(inner, st[0], ln[0]);
-    char *g = first_arg(f, "Kokkos::Impl::CombinedFunctorReducer<");
-    if (g) {
-        free(f);
-        f = g;
-    }
-    char *tag = NULL;
-    if (n >= 2) {
-        char *pol = span(inner, st[1], ln[1]);
-        const char *pl = strchr(pol, '<');
-        size_t ps[8], pn[8];
-        int m = pl ? targs(pol, (size_t)(pl - pol), ps, pn, 8) : 0;
-        for (int i = m - 1; i >= 0 && !tag; i--)
-            if (!starts(pol + ps[i], "Kokkos::") && !isdigit((unsigned char)pol[ps[i]]))
-                tag = span(pol, ps[i], pn[i]);
-        free(pol);
-    }
-    free(inner);
-    char *out = tag ? xasprintf("%s [%s]", f, tag) : xstrdup(f);
-    free(f);
-    free(tag);
-    return out;
-}
-
-/* Drops "void ", the parameter list (first '(' outside <>) and ".kd". */
-static char *plain(const char *s)
-{
-    if (starts(s, "void "))
-        s += 5;
-    size_t n = strlen(s), cut = n;
+    if (*s != '<')
+        return 0;
     int depth = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; s[i]; i++) {
         if (s[i] == '<')
             depth++;
-        else if (s[i] == '>' && depth > 0)
-            depth--;
-        else if (s[i] == '(' && depth == 0 && i > 0) {
-            cut = i;
-            break;
-        }
+        else if (s[i] == '>' && --depth == 0)
+            return i + 1;
     }
-    while (cut > 0 && isspace((unsigned char)s[cut - 1]))
-        cut--;
-    if (cut > 3 && !strncmp(s + cut - 3, ".kd", 3))
-        cut -= 3;
-    return cut ? xstrndup(s, cut) : xstrdup(s);
+    return 0;
+}
+
+static const char ns[] = "LAMMPS_NS::";
+
+/* "reduce Functor::Tag<...>" for a LAMMPS Kokkos kernel, NULL otherwise. */
+static char *lammps(const char *full)
+{
+    const char *f = strstr(full, ns);
+    if (!f || !ident_len(f + sizeof(ns) - 1))
+        return NULL;
+    f += sizeof(ns) - 1;
+    size_t fn = ident_len(f);
+    struct strbuf sb;
+    sb_init(&sb);
+    if (strstr(full, "Kokkos::Impl::ParallelReduce"))
+        sb_adds(&sb, "reduce ");
+    else if (strstr(full, "Kokkos::Impl::ParallelScan"))
+        sb_adds(&sb, "scan ");
+    sb_add(&sb, f, fn);
+    for (const char *t = strstr(f + fn, ns); t; t = strstr(t + 1, ns)) {
+        const char *tag = t + sizeof(ns) - 1;
+        if (!starts(tag, "Tag"))
+            continue;
+        size_t tn = ident_len(tag);
+        tn += targs_len(tag + tn);
+        sb_adds(&sb, "::");
+        for (size_t i = 0; i < tn; i++)
+            if (!isspace((unsigned char)tag[i]))
+                sb_addc(&sb, tag[i]);
+        break;
+    }
+    return sb_detach(&sb);
+}
+
+/* "Kokkos::ParallelFor" (or Reduce, Scan) for another Kokkos kernel. */
+static char *kokkos(const char *full)
+{
+    static const char impl[] = "Kokkos::Impl::Parallel";
+    const char *k = strstr(full, impl);
+    if (!k)
+        return NULL;
+    k += sizeof("Kokkos::Impl::") - 1;
+    return xasprintf("Kokkos::%.*s", (int)ident_len(k), k);
 }
 
 char *mx_display_name(const char *full)
 {
-    char *p = plain(full);
-    char *k = kokkos(p);
-    if (k) {
-        free(p);
-        return k;
-    }
-    return p;
+    const char *s = starts(full, "void ") ? full + 5 : full;
+    if (starts(s, "__amd_rocclr_"))
+        return xasprintf("rocclr:%s", s + strlen("__amd_rocclr_"));
+    char *n = lammps(full);
+    if (!n)
+        n = kokkos(full);
+    return n ? n : xstrndup(full, SHORT_MAX);
 }
 
 void mx_unique_names(char **names, size_t n)

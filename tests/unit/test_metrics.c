@@ -495,26 +495,44 @@ static void test_top_n_and_labels(void **st)
 static void test_names(void **st)
 {
     (void)st;
-    char *n = mx_display_name(
-        "hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelFor<ReaxFF::PairComputeTabulated"
-        "<Kokkos::HIP, 1, true>, Kokkos::RangePolicy<Kokkos::HIP, ReaxFF::TagPairCompute<1, 1>>, "
-        "Kokkos::HIP>>");
-    assert_string_equal(n, "ReaxFF::PairComputeTabulated<Kokkos::HIP, 1, true> [ReaxFF::TagPairCompute<1, 1>]");
-    free(n);
-    n = mx_display_name(
-        "hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelReduce<Kokkos::Impl::CombinedFunc"
-        "torReducer<ReaxFF::BondOrder<Kokkos::HIP>, Kokkos::Sum<double>>, Kokkos::RangePolicy<Kokkos"
-        "::HIP, ReaxFF::TagBondOrder>, Kokkos::HIP>>");
-    assert_string_equal(n, "ReaxFF::BondOrder<Kokkos::HIP> [ReaxFF::TagBondOrder]");
-    free(n);
-    n = mx_display_name("void gemm_tile<double, 64, 4>(double const*, double const*, double*, int)");
-    assert_string_equal(n, "gemm_tile<double, 64, 4>");
-    free(n);
-    n = mx_display_name("Cijk_Ailk_Bljk_DB.kd");
-    assert_string_equal(n, "Cijk_Ailk_Bljk_DB");
-    free(n);
-    n = mx_display_name("");
-    assert_string_equal(n, "");
+    /* the seed's short names (tests/fixtures/seed-reference per_kernel_metrics.csv) */
+    static const char *const cases[][2] = {
+        { "void Kokkos::Impl::hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelFor<LAMMPS_NS::"
+          "PairReaxFFKokkos<Kokkos::HIP>, Kokkos::RangePolicy<Kokkos::HIP, LAMMPS_NS::TagPairReax"
+          "ComputeLJCoulomb<1, 1>>, Kokkos::HIP>>()", "PairReaxFFKokkos::TagPairReaxComputeLJCoulomb<1,1>" },
+        { "void Kokkos::Impl::hip_parallel_launch_local_memory<Kokkos::Impl::ParallelFor<LAMMPS_NS::"
+          "NPairKokkosBuildFunctor<Kokkos::HIP, 1, 0, 0>, Kokkos::TeamPolicy<Kokkos::HIP>, Kokkos::HIP>, "
+          "1024u, 1u>()", "NPairKokkosBuildFunctor" },
+        { "void Kokkos::Impl::hip_parallel_launch_constant_memory<Kokkos::Impl::ParallelReduce<Kokkos::"
+          "Impl::CombinedFunctorReducer<LAMMPS_NS::FixQEqReaxFFKokkos<Kokkos::HIP>, Kokkos::Impl::"
+          "FunctorAnalysis<Kokkos::Impl::FunctorPatternInterface::REDUCE, Kokkos::RangePolicy<Kokkos::"
+          "HIP, LAMMPS_NS::TagQEqDot1>, LAMMPS_NS::FixQEqReaxFFKokkos<Kokkos::HIP>, double>::Reducer, "
+          "void>, Kokkos::RangePolicy<Kokkos::HIP, LAMMPS_NS::TagQEqDot1>, Kokkos::HIP>>()",
+          "reduce FixQEqReaxFFKokkos::TagQEqDot1" },
+        { "void Kokkos::Impl::hip_parallel_launch_local_memory<Kokkos::Impl::ParallelScan<LAMMPS_NS::"
+          "AtomVecKokkos<Kokkos::HIP>, Kokkos::RangePolicy<Kokkos::HIP, LAMMPS_NS::TagPack<1, "
+          "Foo<2, 3>>>, Kokkos::HIP>>()", "scan AtomVecKokkos::TagPack<1,Foo<2,3>>" },
+        /* the functor itself named Tag...: the tag is a later name */
+        { "Kokkos::Impl::ParallelFor<LAMMPS_NS::TagOnly<1>>", "TagOnly" },
+        { "void Kokkos::Impl::hip_parallel_launch_local_memory<Kokkos::Impl::ParallelFor<Kokkos::Impl::"
+          "ViewFill<Kokkos::View<double*>, double, 1>, Kokkos::RangePolicy<Kokkos::HIP>, Kokkos::HIP>>()",
+          "Kokkos::ParallelFor" },
+        { "__amd_rocclr_fillBufferAligned", "rocclr:fillBufferAligned" },
+        { "void __amd_rocclr_copyBuffer.kd", "rocclr:copyBuffer.kd" },
+        { "Cijk_Ailk_Bljk_DB.kd", "Cijk_Ailk_Bljk_DB.kd" },
+        { "", "" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *n = mx_display_name(cases[i][0]);
+        assert_string_equal(n, cases[i][1]);
+        free(n);
+    }
+    /* anything else: the first 80 characters */
+    const char *longname = "void gemm_tile<double, 64, 4>(double const*, double const*, double*, int, "
+                           "int, int, float)";
+    char *n = mx_display_name(longname);
+    assert_int_equal(strlen(n), 80);
+    assert_memory_equal(n, longname, 80);
     free(n);
     char *v[3] = { xstrdup("f"), xstrdup("f"), xstrdup("f #2") };
     mx_unique_names(v, 3);
