@@ -45,7 +45,8 @@ static int once(const char *pmc, char **passes, int np, double *t)
     for (int i = 0; i < np; i++)
         for (int q = 0; q < ap->npasses; q++)
             if (!strcmp(ap->passes[q].name, passes[i]))
-                defs[i] = (struct mx_passdef){ passes[i], ap->passes[q].ncounters, ap->passes[q].counters };
+                defs[i] = (struct mx_passdef){ passes[i], ap->passes[q].ncounters, ap->passes[q].counters,
+                                              NULL };
     struct mx_opts o = { .time_pct = 90, .latency_pct = 10, .clock_src = MX_CLOCK_OVERRIDE,
                          .clock_mhz = 1700 };
     struct mx_result res;
@@ -53,7 +54,7 @@ static int once(const char *pmc, char **passes, int np, double *t)
     double t2 = bench_now_s();
     char *out = fs_path_join(pmc, "bench-engine-out");
     struct wr_info wi = { .pmc_dir = pmc, .out_dir = out, .run = &run, .top_rows = 20,
-                          .time_pct = 90, .latency_pct = 10, .sampled_mhz = NAN };
+                          .time_pct = 90, .latency_pct = 10, .clock = { .mean = NAN } };
     if (rc == 0)
         rc = wr_analysis(&res, &wi);
     double t3 = bench_now_s();

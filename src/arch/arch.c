@@ -17,6 +17,7 @@
 const char *const arch_var_names[AV_COUNT] = {
     "clock_MHz", "time_ns", "launches", "time_share_pct", "unprof_time_ns",
     "unprof_time_share_pct", "GPU_busy_pct", "top_share_pct", "is_total",
+    "launch_time_ns", "cum_share_pct",
 };
 const char *const arch_attr_names[AA_COUNT] = {
     "VGPR", "AGPR", "SGPR", "LDS", "SCRATCH", "WG_SIZE", "GRID_SIZE",
@@ -28,6 +29,7 @@ struct ld {
     int metrics_done;     /* metrics visible to expressions */
     int consts_done;      /* constants visible to constant expressions */
     bool in_consts;
+    const char *first_pass;   /* the run's first pass, for {first_pass} */
 };
 
 static int lerr(struct ld *l, const char *path, const char *fmt, ...)
@@ -355,6 +357,10 @@ static int load_label(struct ld *l, struct arch_metric *am, json_t *m, const cha
 {
     if (!strcmp(lab, "bound")) {
         am->label = AL_BOUND;
+        json_t *lat = json_object_get(m, "latency");
+        if (lat && !json_is_boolean(lat))
+            return lerr(l, path, "latency: expected true or false");
+        am->no_latency = json_is_false(lat);
         return opt_expr(l, m, "compute_pct", path, &am->compute_pct) ||
                opt_expr(l, m, "mem_pct", path, &am->mem_pct) ||
                opt_expr(l, m, "flops", path, &am->flops) ? -1 : 0;
@@ -381,19 +387,45 @@ static int load_label(struct ld *l, struct arch_metric *am, json_t *m, const cha
     return 0;
 }
 
-char *arch_subst_pass(const char *s, const char *pass)
+/* A copy of s with every key (e.g. "{pass}") replaced by val. */
+static char *subst(const char *s, const char *key, const char *val)
 {
     struct strbuf sb;
+    size_t kn = strlen(key);
     sb_init(&sb);
     for (const char *p = s; *p;) {
-        if (!strncmp(p, "{pass}", 6)) {
-            sb_adds(&sb, pass);
-            p += 6;
+        if (!strncmp(p, key, kn)) {
+            sb_adds(&sb, val);
+            p += kn;
         } else {
             sb_addc(&sb, *p++);
         }
     }
     return sb_detach(&sb);
+}
+
+char *arch_subst_pass(const char *s, const char *pass)
+{
+    return subst(s, "{pass}", pass);
+}
+
+char *arch_subst_first_pass(const char *s, const char *pass)
+{
+    return subst(s, "{first_pass}", pass);
+}
+
+static int load_nodata(struct ld *l, struct arch_metric *am, json_t *m, const char *path)
+{
+    const char *nd = str_at(m, "when_no_data");
+    am->nodata = !nd || !strcmp(nd, "nan") ? AN_NAN : !strcmp(nd, "empty") ? AN_EMPTY
+               : !strcmp(nd, "0") ? AN_ZERO : -1;
+    if ((int)am->nodata < 0)
+        return lerr(l, path, "when_no_data: expected \"nan\", \"empty\" or \"0\"");
+    json_t *in = json_object_get(m, "int");
+    if (in && !json_is_boolean(in))
+        return lerr(l, path, "int: expected true or false");
+    am->integer = json_is_true(in);
+    return 0;
 }
 
 static int load_metric(struct ld *l, json_t *m, const char *path, const char *pass)
@@ -413,9 +445,13 @@ static int load_metric(struct ld *l, json_t *m, const char *path, const char *pa
         if (!strcmp(ap->metrics[i].name, am->name))
             return lerr(l, path, "metric '%s' defined twice", am->name);
     am->total = !total || !strcmp(total, "rates") ? AT_RATES : !strcmp(total, "sum") ? AT_SUM
-              : !strcmp(total, "none") ? AT_NONE : !strcmp(total, "only") ? AT_ONLY : -1;
+              : !strcmp(total, "none") ? AT_NONE : !strcmp(total, "only") ? AT_ONLY
+              : !strcmp(total, "weighted") ? AT_WEIGHTED : -1;
     if ((int)am->total < 0)
-        return lerr(l, path, "total: expected \"rates\", \"sum\", \"none\" or \"only\"");
+        return lerr(l, path, "total: expected \"rates\", \"sum\", \"none\", \"only\" or "
+                    "\"weighted\"");
+    if (load_nodata(l, am, m, path) < 0)
+        return -1;
     int rc;
     if (lab) {
         rc = load_label(l, am, m, lab, path);
@@ -426,7 +462,9 @@ static int load_metric(struct ld *l, json_t *m, const char *path, const char *pa
         if (!e)
             return lerr(l, p, "expected an expression string");
         char *src = pass ? arch_subst_pass(e, pass) : xstrdup(e);
-        am->expr = parse_expr(l, p, src);
+        char *src1 = arch_subst_first_pass(src, l->first_pass);
+        am->expr = parse_expr(l, p, src1);
+        free(src1);
         free(src);
         rc = am->expr ? 0 : -1;
     }
@@ -503,6 +541,11 @@ static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
         return -1;
     if (!pn)
         np = ap->npasses;
+    l->first_pass = np > 0 ? (pn ? pn[0] : ap->passes[0].name) : "";
+    json_t *lc = json_object_get(root, "launch_counter");
+    if (lc && !json_is_string(lc))
+        return lerr(l, "launch_counter", "expected a counter name");
+    ap->launch_counter = lc ? xstrdup(json_string_value(lc)) : NULL;
     return load_metrics(l, json_object_get(root, "metrics"), pn, np) < 0 ||
            load_checks(l, json_object_get(root, "checks")) < 0 ? -1 : 0;
 }
@@ -663,6 +706,7 @@ void arch_free(struct arch_profile *ap)
         strv_free_n(ap->passes[i].counters, ap->passes[i].ncounters);
     }
     free(ap->passes);
+    free(ap->launch_counter);
     for (int i = 0; i < ap->nsets; i++)
         strv_free_n(ap->set_passes[i], ap->set_len[i]);
     strv_free_n(ap->set_names, ap->nsets);

@@ -28,10 +28,11 @@ enum arch_sym_kind {
     AS_DUR,     /* dur(X): Σ kernel time (ns) of those passes */
 };
 
-/* Engine variables usable in expressions. */
+/* Engine variables usable in expressions (docs/arch-profile.md). */
 enum arch_var {
     AV_CLOCK_MHZ, AV_TIME_NS, AV_LAUNCHES, AV_TIME_SHARE_PCT, AV_UNPROF_TIME_NS,
-    AV_UNPROF_TIME_SHARE_PCT, AV_GPU_BUSY_PCT, AV_TOP_SHARE_PCT, AV_IS_TOTAL, AV_COUNT
+    AV_UNPROF_TIME_SHARE_PCT, AV_GPU_BUSY_PCT, AV_TOP_SHARE_PCT, AV_IS_TOTAL,
+    AV_LAUNCH_TIME_NS, AV_CUM_SHARE_PCT, AV_COUNT
 };
 extern const char *const arch_var_names[AV_COUNT];
 
@@ -55,16 +56,26 @@ struct arch_const {
     char *cited;            /* where the profile's value comes from (constant_sources), or NULL */
 };
 
-enum arch_total { AT_RATES, AT_SUM, AT_NONE, AT_ONLY };
+/* TOTAL row: rates over whole-run sums, Σ of the kernels, none, TOTAL only,
+ * or the kernels' values weighted by their launch-pass time (launch_time_ns). */
+enum arch_total { AT_RATES, AT_SUM, AT_NONE, AT_ONLY, AT_WEIGHTED };
+/* A NaN value is written as "nan" (the seed's missing counter or 0/0), as an
+ * empty cell (does not apply: power-run metrics without a power run, the top
+ * share of a kernel that is not a top kernel), or as the integer 0 (the
+ * seed's empty sum: TFLOPs_lowp_MFMA without a low-precision pass). */
+enum arch_nodata { AN_NAN, AN_EMPTY, AN_ZERO };
 enum arch_label { AL_NONE, AL_BOUND, AL_ARGMAX };
 
 struct arch_metric {
     char *name, *unit, *desc;
     bool hidden;
+    bool integer;               /* written as an integer (launches, waves limit) */
+    enum arch_nodata nodata;    /* how a NaN value is written */
     enum arch_total total;      /* how the TOTAL row gets its value */
     struct ex_node *expr;       /* numeric metrics */
     enum arch_label label;      /* label metrics: value is a string */
     struct ex_node *compute_pct, *mem_pct, *flops;   /* AL_BOUND */
+    bool no_latency;            /* AL_BOUND without the latency label (the seed's FP64 bound) */
     int nchoices; char **choice_names; struct ex_node **choices;  /* AL_ARGMAX */
 };
 
@@ -93,6 +104,10 @@ struct arch_profile {
     int nmetrics; struct arch_metric *metrics;
     int nchecks; struct arch_check *checks;
     int nsyms; struct arch_sym *syms;
+    /* launch_counter: launches and launch_time_ns come from the first pass
+     * that collects it (the seed: SQ_WAVE_CYCLES, pass 04_cu_util); NULL or
+     * not collected: the first pass with data. */
+    char *launch_counter;
 };
 
 /* True when counter is collected by code patching (instrumented_counters). */
@@ -126,6 +141,10 @@ bool arch_is_nvidia(const struct arch_profile *ap);
 /* A copy of s with every "{pass}" replaced by pass (per-pass metric
  * templates, e.g. clock_MHz_{pass}). */
 char *arch_subst_pass(const char *s, const char *pass);
+/* A copy of s with every "{first_pass}" replaced by pass: expressions of
+ * every metric get the run's first pass at load (eff_clock_MHz, as the seed
+ * takes it from pass 1). */
+char *arch_subst_first_pass(const char *s, const char *pass);
 void arch_free(struct arch_profile *ap);
 
 /* Constant lookup: index or -1. */

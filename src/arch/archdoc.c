@@ -163,8 +163,11 @@ static const char *var_input(const char *name)
 {
     static const char *const map[][2] = {
         { "clock_MHz", "clock (power-run telemetry, --clock-mhz, else the counter fallback)" },
-        { "time_share_pct", "time share (power-run trace, else passes)" },
+        { "time_share_pct", "kernel time of the passes" },
         { "top_share_pct", "time share (power-run trace, else passes)" },
+        { "cum_share_pct", "time share (power-run trace, else passes)" },
+        { "launches", "launches of the launch_counter pass" },
+        { "launch_time_ns", "kernel time of the launch_counter pass" },
         { "unprof_time_ns", "power-run trace" },
         { "unprof_time_share_pct", "power-run trace" },
         { "GPU_busy_pct", "power-run trace" },
@@ -267,7 +270,9 @@ static int metric_deps(struct doc *d, json_t *m, struct strv *srcs, struct mdeps
     bool per_pass = json_is_true(json_object_get(m, "per_pass"));
     for (size_t i = 0; i < srcs->n; i++) {
         char *src = per_pass ? arch_subst_pass(srcs->v[i], d->ap->passes[0].name) : xstrdup(srcs->v[i]);
-        int rc = expr_deps(d, src, out);
+        char *src1 = arch_subst_first_pass(src, d->ap->passes[0].name);
+        int rc = expr_deps(d, src1, out);
+        free(src1);
         free(src);
         if (rc < 0)
             return -1;

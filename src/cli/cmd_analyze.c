@@ -15,6 +15,7 @@
 #include "write/analysis.h"
 #include "write/wr_html.h"
 
+#include <dirent.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -22,9 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The seed's default: LAMMPS' timing line, group 1 in seconds. */
+static const char default_perf_regex[] = "Loop time of ([0-9.eE+-]+)";
+
 static const char usage[] =
     "usage: benchrun analyze PMC_DIR [--power PROF_DIR] [--power-ktrace DIR|CSV]\n"
-    "                        [--telemetry CSV]... [--clock-mhz X] [--counters FILE]\n"
+    "                        [--telemetry CSV...] [--clock-mhz X] [--counters FILE]\n"
     "                        [--arch NAME|FILE] [--out-dir DIR] [--top N] [--time-pct P]\n"
     "                        [--top-n N] [--latency-pct P] [--perf-regex RE] [--progress]\n"
     "\n"
@@ -39,9 +43,10 @@ static const char usage[] =
     "                           (profiling_result_*.csv) the sampled clock\n"
     "  -k, --power-ktrace P     power-run kernel trace: a *kernel_trace.csv, a rocpd\n"
     "                           *_results.db, or a folder searched for them\n"
-    "                           (default: PROF_DIR)\n"
-    "  -T, --telemetry CSV      telemetry file (repeatable; default: PROF_DIR's)\n"
-    "  -c, --clock-mhz X        gfx clock for cycles (overrides the sampled clock)\n"
+    "                           (default: PROF_DIR); its power run's\n"
+    "                           profiling_result_*.csv give the clock\n"
+    "  -T, --telemetry CSV...   telemetry files (one or more after the option, or\n"
+    "                           repeated; default: the power run's)\n"    "  -c, --clock-mhz X        gfx clock for cycles (overrides the sampled clock)\n"
     "  -C, --counters FILE      passes JSON (default PMC_DIR/counters.json; else the\n"
     "                           pass folders and the arch profile's counters)\n"
     "  -a, --arch NAME|FILE     arch profile (default: agent_info Name, else\n"
@@ -52,8 +57,9 @@ static const char usage[] =
     "  -N, --top-n N            top kernels: exactly N instead\n"
     "  -l, --latency-pct P      bound = latency when compute and bandwidth are both\n"
     "                           below P% of peak (default 10)\n"
-    "  -r, --perf-regex RE      the app's timing line (POSIX extended regex) in each\n"
-    "                           pass's output rocprof.<pass>.txt, shown per pass\n"
+    "  -r, --perf-regex RE      the app's timing line (POSIX extended regex; group 1\n"
+    "                           = seconds) in each pass folder's log.*, *.txt, *.log\n"
+    "                           (default: LAMMPS 'Loop time of ([0-9.eE+-]+)')\n"
     "  -P, --progress           progress on stderr\n"
     "  -h, --help               this help\n"
     "\n"
@@ -78,11 +84,6 @@ static int opt_value(struct an_opts *o, int c, const char *a)
     case 'a': o->arch = a; return 0;
     case 'o': o->out_dir = a; return 0;
     case 'r': o->perf_regex = a; return 0;
-    case 'T':
-        o->telemetry = xrealloc(o->telemetry, (o->ntelemetry + 2) * sizeof(char *));
-        o->telemetry[o->ntelemetry++] = (char *)a;
-        o->telemetry[o->ntelemetry] = NULL;
-        return 0;
     case 'c': return cli_parse_double("analyze", "--clock-mhz", a, 1, 100000, &o->clock_mhz);
     case 't': return cli_parse_double("analyze", "--time-pct", a, 0.001, 100, &o->time_pct);
     case 'l': return cli_parse_double("analyze", "--latency-pct", a, 0, 100, &o->latency_pct);
@@ -92,11 +93,65 @@ static int opt_value(struct an_opts *o, int c, const char *a)
     }
 }
 
+static bool is_option(const char *a)
+{
+    return a[0] == '-' && a[1] != '\0';
+}
+
+static void add_telemetry(struct an_opts *o, const char *a)
+{
+    o->telemetry = xrealloc(o->telemetry, (o->ntelemetry + 2) * sizeof(char *));
+    o->telemetry[o->ntelemetry++] = (char *)a;
+    o->telemetry[o->ntelemetry] = NULL;
+}
+
+/* The seed's --telemetry takes one or more files (argparse nargs='+'): every
+ * argument after it up to the next option is a telemetry file. They are taken
+ * out of argv before getopt; a trailing folder among them is left as PMC_DIR
+ * (`--telemetry a.csv b.csv PMC_DIR`). *argc is updated; 0, or the usage exit. */
+static int take_telemetry(int *argc, char **argv, struct an_opts *o)
+{
+    int out = 1, i;
+    for (i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        bool eq = !strncmp(a, "--telemetry=", 12);
+        if (!strcmp(a, "--"))
+            break;
+        if (!eq && strcmp(a, "--telemetry") && strcmp(a, "-T")) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (eq)
+            add_telemetry(o, a + 12);
+        int j = i + 1;
+        while (j < *argc && !is_option(argv[j]))
+            j++;
+        int last = j - 1;   /* the files: argv[i + 1 .. last] */
+        if (last > (eq ? i : i + 1) && fs_is_dir(argv[last]))
+            last--;
+        if (!eq && last == i)
+            return cli_usage_error("analyze", "option '%s' needs a value", a);
+        for (int k = i + 1; k <= last; k++)
+            add_telemetry(o, argv[k]);
+        for (int k = last + 1; k < j; k++)
+            argv[out++] = argv[k];
+        i = j - 1;
+    }
+    while (i < *argc)
+        argv[out++] = argv[i++];
+    for (int k = out; k < *argc; k++)
+        argv[k] = NULL;
+    *argc = out;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct an_opts *o)
 {
+    if (take_telemetry(&argc, argv, o) != 0)
+        return BR_EXIT_USAGE;
     static const struct option lo[] = {
         { "power", required_argument, NULL, 'p' }, { "power-ktrace", required_argument, NULL, 'k' },
-        { "telemetry", required_argument, NULL, 'T' }, { "clock-mhz", required_argument, NULL, 'c' },
+        { "clock-mhz", required_argument, NULL, 'c' },
         { "counters", required_argument, NULL, 'C' }, { "arch", required_argument, NULL, 'a' },
         { "out-dir", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
         { "time-pct", required_argument, NULL, 't' }, { "top-n", required_argument, NULL, 'N' },
@@ -107,7 +162,7 @@ static int parse_args(int argc, char **argv, struct an_opts *o)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:k:T:c:C:a:o:n:t:N:l:r:Ph", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:k:c:C:a:o:n:t:N:l:r:Ph", lo, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             return 1;
@@ -139,6 +194,7 @@ struct an_passes {
     int n;
     struct mx_passdef *d;
     char **names;            /* NULL-terminated, the pass names */
+    char **labels;           /* [n] counters.json "label", else the pass's LABEL file */
     char *file;              /* counters file read, or NULL */
 };
 
@@ -146,32 +202,49 @@ static void passes_free(struct an_passes *p)
 {
     for (int i = 0; i < p->n; i++) {
         free(p->names[i]);
+        free(p->labels[i]);
         for (int c = 0; c < p->d[i].ncounters; c++)
             free(p->d[i].counters[c]);
         free((void *)p->d[i].counters);
     }
     free(p->names);
+    free(p->labels);
     free(p->d);
     free(p->file);
 }
 
-static void passes_add(struct an_passes *p, const char *name, json_t *ctrs)
+/* The pass's LABEL file (written by the pmc stage, as the seed's), first line. */
+static char *label_file(const char *pmc_dir, const char *pass)
+{
+    char *path = xasprintf("%s/%s/LABEL", pmc_dir, pass);
+    size_t len;
+    char *text = fs_exists(path) ? fs_read_file(path, &len) : NULL;
+    free(path);
+    if (text)
+        text[strcspn(text, "\r\n")] = '\0';
+    return text;
+}
+
+static void passes_add(struct an_passes *p, const char *pmc_dir, const char *name, json_t *ctrs,
+                       const char *label)
 {
     p->d = xrealloc(p->d, (size_t)(p->n + 1) * sizeof(*p->d));
     p->names = xrealloc(p->names, (size_t)(p->n + 2) * sizeof(char *));
+    p->labels = xrealloc(p->labels, (size_t)(p->n + 1) * sizeof(char *));
     p->names[p->n] = xstrdup(name);
     p->names[p->n + 1] = NULL;
+    p->labels[p->n] = label ? xstrdup(label) : label_file(pmc_dir, name);
     size_t nc = json_array_size(ctrs);
     char **cv = xcalloc(nc + 1, sizeof(char *));
     int k = 0;
     for (size_t i = 0; i < nc; i++)
         if (json_is_string(json_array_get(ctrs, i)))
             cv[k++] = xstrdup(json_string_value(json_array_get(ctrs, i)));
-    p->d[p->n] = (struct mx_passdef){ p->names[p->n], k, cv };
+    p->d[p->n] = (struct mx_passdef){ p->names[p->n], k, cv, p->labels[p->n] };
     p->n++;
 }
 
-static int passes_from_json(struct an_passes *p, const char *path)
+static int passes_from_json(struct an_passes *p, const char *pmc_dir, const char *path)
 {
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
@@ -186,7 +259,8 @@ static int passes_from_json(struct an_passes *p, const char *path)
         if (rc == 0 && (!name || !*name || strchr(name, '/')))
             rc = br_error("%s: passes[%zu].name: expected a folder name", path, i);
         if (rc == 0)
-            passes_add(p, name, json_object_get(it, "counters"));
+            passes_add(p, pmc_dir, name, json_object_get(it, "counters"),
+                       json_string_value(json_object_get(it, "label")));
     }
     json_decref(root);
     p->file = xstrdup(path);
@@ -200,11 +274,11 @@ static int load_passes(struct an_passes *p, const struct an_opts *o)
     const char *path = o->counters ? o->counters : fs_exists(def) ? def : NULL;
     int rc = 0;
     if (path) {
-        rc = passes_from_json(p, path);
+        rc = passes_from_json(p, o->pmc_dir, path);
     } else {
         char **found = rp_find_passes(o->pmc_dir);
         for (char **f = found; found && *f; f++)
-            passes_add(p, *f, NULL);
+            passes_add(p, o->pmc_dir, *f, NULL, NULL);
         rc = found ? 0 : -1;
         rp_strv_free(found);
         if (rc == 0 && p->n == 0)
@@ -304,15 +378,11 @@ static void agent_overrides(struct arch_profile *ap, const struct rp_agent *ag)
 
 /* ---- power run and clock ---- */
 
-static char **telemetry_files(const struct an_opts *o)
+/* Telemetry files (profiling_result_*.csv, not *_driver_power.csv) under
+ * dir, 4 levels deep, sorted. */
+static char **telemetry_under(const char *dir)
 {
-    if (o->ntelemetry || !o->power) {
-        char **v = xcalloc(o->ntelemetry + 1, sizeof(char *));
-        for (size_t i = 0; i < o->ntelemetry; i++)
-            v[i] = xstrdup(o->telemetry[i]);
-        return v;
-    }
-    char **all = rp_find_files(o->power, ".csv");
+    char **all = rp_find_files(dir, ".csv");
     size_t n = 0;
     for (char **f = all; *f; f++) {
         if (br_telem_is_sample_file(*f))
@@ -324,17 +394,61 @@ static char **telemetry_files(const struct an_opts *o)
     return all;
 }
 
+/* True when dir itself holds a telemetry file. */
+static bool has_telemetry(const char *dir)
+{
+    DIR *d = opendir(dir);
+    bool any = false;
+    for (struct dirent *e; d && !any && (e = readdir(d));)
+        any = !strncmp(e->d_name, "profiling_result_", 17) && br_telem_is_sample_file(e->d_name);
+    if (d)
+        closedir(d);
+    return any;
+}
+
+/* The seed's --power-ktrace alone: the telemetry of the power run that holds
+ * the trace, i.e. the nearest folder above it (ktrace_<tag>/ or a CSV in it;
+ * up to 3 levels for ktrace_<tag>/<node>/) holding profiling_result_*.csv. */
+static char *power_dir_of(const char *ktrace)
+{
+    char *dir = fs_abspath(ktrace);
+    for (int up = 0; up < 3; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            break;
+        *slash = '\0';
+        if (has_telemetry(dir))
+            return dir;
+    }
+    free(dir);
+    return NULL;
+}
+
+static char **telemetry_files(const struct an_opts *o)
+{
+    if (o->ntelemetry || (!o->power && !o->ktrace)) {
+        char **v = xcalloc(o->ntelemetry + 1, sizeof(char *));
+        for (size_t i = 0; i < o->ntelemetry; i++)
+            v[i] = fs_abspath(o->telemetry[i]);
+        return v;
+    }
+    char *dir = o->power ? fs_abspath(o->power) : power_dir_of(o->ktrace);
+    char **v = dir ? telemetry_under(dir) : xcalloc(1, sizeof(char *));
+    free(dir);
+    return v;
+}
+
 static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char **tel,
                       struct mx_opts *mo, struct wr_info *wi)
 {
-    wi->sampled_mhz = NAN;
+    wi->clock.mean = NAN;
     if (tel[0] && pw) {
         size_t n = 0;
         while (tel[n])
             n++;
-        if (mx_sampled_clock_nodes(tel, n, pw, wi->power_path, &wi->sampled_mhz,
-                                   &wi->clock_samples) < 0)
+        if (mx_sampled_clock_nodes(tel, n, pw, wi->power_path, &wi->clock) < 0)
             return -1;
+        wi->sampled = true;
     } else if (tel[0]) {
         br_warn("--telemetry without a power-run kernel trace: the in-kernel samples cannot be "
                 "selected; the sampled clock is not used");
@@ -342,9 +456,9 @@ static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char *
     if (o->clock_mhz > 0) {
         mo->clock_src = MX_CLOCK_OVERRIDE;
         mo->clock_mhz = o->clock_mhz;
-    } else if (isfinite(wi->sampled_mhz)) {
+    } else if (isfinite(wi->clock.mean)) {
         mo->clock_src = MX_CLOCK_SAMPLED;
-        mo->clock_mhz = wi->sampled_mhz;
+        mo->clock_mhz = wi->clock.mean;
     } else {
         mo->clock_src = MX_CLOCK_FALLBACK;
         mo->clock_mhz = NAN;
@@ -352,44 +466,85 @@ static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char *
     return 0;
 }
 
-/* ---- --perf-regex: last matching line of each pass's output ---- */
+/* ---- --perf-regex: the app's timing line in each pass's output ---- */
 
-static char *perf_line(const regex_t *re, const char *pmc_dir, const char *pass)
+/* Files of dir matching the seed's log.*, *.txt, *.log, in that order (each
+ * sorted), then the older <pmc_dir>/rocprof.<pass>.txt. */
+static char **perf_files(const char *pmc_dir, const char *pass)
 {
-    char *paths[2] = { xasprintf("%s/%s/rocprof.%s.txt", pmc_dir, pass, pass),
-                       xasprintf("%s/rocprof.%s.txt", pmc_dir, pass) };
-    char *hit = NULL;
-    for (int i = 0; i < 2 && !hit; i++) {
-        size_t len;
-        char *text = fs_exists(paths[i]) ? fs_read_file(paths[i], &len) : NULL;
-        for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-            nl = strchr(line, '\n');
-            if (nl)
-                *nl = '\0';
-            line[strcspn(line, "\r")] = '\0';
-            if (regexec(re, line, 0, NULL, 0) == 0) {
-                free(hit);
-                hit = xstrdup(line);
-            }
-            if (!nl)
-                break;
+    char *dir = fs_path_join(pmc_dir, pass);
+    char **all = rp_find_files(dir, "");
+    size_t n = 0;
+    while (all[n])
+        n++;
+    char **v = xcalloc(n + 2, sizeof(char *));
+    size_t k = 0;
+    for (int kind = 0; kind < 3; kind++)
+        for (size_t i = 0; i < n; i++) {
+            const char *base = strrchr(all[i], '/') ? strrchr(all[i], '/') + 1 : all[i];
+            size_t bl = strlen(base);
+            bool in_dir = strlen(all[i]) == strlen(dir) + 1 + bl;   /* not in a subfolder */
+            bool hit = kind == 0 ? !strncmp(base, "log.", 4)
+                     : kind == 1 ? bl > 4 && !strcmp(base + bl - 4, ".txt")
+                                 : bl > 4 && !strcmp(base + bl - 4, ".log") && strncmp(base, "log.", 4);
+            if (in_dir && hit)
+                v[k++] = xstrdup(all[i]);
         }
-        free(text);
+    char *old = xasprintf("%s/rocprof.%s.txt", pmc_dir, pass);
+    if (fs_exists(old))
+        v[k++] = old;
+    else
+        free(old);
+    rp_strv_free(all);
+    free(dir);
+    return v;
+}
+
+/* The last line of path matching re, with group 1 as a number in *secs. */
+static char *perf_in_file(const regex_t *re, const char *path, double *secs)
+{
+    size_t len;
+    char *text = fs_read_file(path, &len), *hit = NULL;
+    regmatch_t m[2];
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        line[strcspn(line, "\r")] = '\0';
+        if (regexec(re, line, 2, m, 0) == 0) {
+            free(hit);
+            hit = xstrdup(line);
+            *secs = NAN;
+            if (re->re_nsub >= 1 && m[1].rm_so >= 0) {
+                char *g = xstrndup(line + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so)), *end;
+                double v = strtod(g, &end);
+                *secs = end != g && *end == '\0' ? v : NAN;
+                free(g);
+            }
+        }
+        if (!nl)
+            break;
     }
-    free(paths[0]);
-    free(paths[1]);
+    free(text);
     return hit;
+}
+
+/* The first file (perf_files order) with a match gives the pass's line. */
+static void perf_pass(const regex_t *re, const char *pmc_dir, struct mx_pass *mp)
+{
+    char **files = perf_files(pmc_dir, mp->name);
+    for (char **f = files; *f && !mp->perf; f++)
+        mp->perf = perf_in_file(re, *f, &mp->perf_s);
+    rp_strv_free(files);
 }
 
 static int perf_lines(const struct an_opts *o, struct mx_result *res)
 {
-    if (!o->perf_regex)
-        return 0;
     regex_t re;
-    if (regcomp(&re, o->perf_regex, REG_EXTENDED | REG_NOSUB) != 0)
+    if (regcomp(&re, o->perf_regex, REG_EXTENDED) != 0)
         return br_error("analyze: --perf-regex: invalid regular expression '%s'", o->perf_regex);
     for (uint32_t p = 0; p < res->npasses; p++)
-        res->pass[p].perf = perf_line(&re, o->pmc_dir, res->pass[p].name);
+        perf_pass(&re, o->pmc_dir, &res->pass[p]);
     regfree(&re);
     return 0;
 }
@@ -402,7 +557,7 @@ struct an_state {
     struct rp_power power;
     bool have_power;
     struct arch_profile *ap;
-    char *arch_source, *out_dir, *pmc_abs;
+    char *arch_source, *out_dir, *pmc_abs, *power_path;
     char **tel;
     struct mx_result res;
 };
@@ -440,10 +595,12 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
     }
     if (kt) {
         progress(o, "reading the power-run kernel trace");
+        s->power_path = fs_abspath(kt);   /* as the seed's summary.json and report.md show it */
         s->have_power = true;   /* released even after a failed load */
-        if (rp_power_load(&s->power, &s->run.names, kt) < 0)
+        if (rp_power_load(&s->power, &s->run.names, s->power_path) < 0)
             return -1;
     }
+    progress(o, "reading the telemetry for the sampled clock");
     s->tel = telemetry_files(o);
     return 0;
 }
@@ -452,15 +609,15 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
 {
     if (load_inputs(o, s) < 0)
         return -1;
-    const char *kt = s->have_power ? (o->ktrace ? o->ktrace : o->power) : NULL;
     struct mx_opts mo = { .time_pct = o->time_pct, .top_n = (int)o->top_n,
                           .latency_pct = o->latency_pct };
     struct wr_info wi = { .pmc_dir = s->pmc_abs, .out_dir = s->out_dir,
                           .arch_source = s->arch_source, .counters_file = s->passes.file,
                           .run = &s->run, .power = s->have_power ? &s->power : NULL,
-                          .power_path = kt, .telemetry = s->tel, .top_rows = (int)o->top,
-                          .time_pct = o->time_pct, .latency_pct = o->latency_pct,
-                          .top_n = (int)o->top_n, .perf_regex = o->perf_regex };
+                          .power_path = s->power_path, .telemetry = s->tel,
+                          .top_rows = (int)o->top, .time_pct = o->time_pct,
+                          .latency_pct = o->latency_pct, .top_n = (int)o->top_n,
+                          .perf_regex = o->perf_regex };
     progress(o, "sampled clock");
     if (pick_clock(o, wi.power, s->tel, &mo, &wi) < 0)
         return -1;
@@ -489,12 +646,15 @@ static void state_free(struct an_state *s)
     free(s->arch_source);
     free(s->out_dir);
     free(s->pmc_abs);
+    free(s->power_path);
 }
 
 int cmd_analyze(int argc, char **argv)
 {
     struct an_opts o = { .time_pct = 90, .latency_pct = 10, .top = 20 };
     int rc = parse_args(argc, argv, &o);
+    if (!o.perf_regex)
+        o.perf_regex = default_perf_regex;
     if (rc != 0) {
         free(o.telemetry);
         return rc == 1 ? BR_EXIT_OK : rc;

@@ -30,15 +30,19 @@ static void check_counters(struct mx_ctx *x, const struct mx_passdef *defs, int 
 {
     for (int i = 0; i < ndefs && (uint32_t)i < x->run->npasses; i++) {
         const struct rp_pass *ps = &x->run->passes[i];
+        struct mx_pass *mp = &x->res->pass[i];
         if (!ps->present) {
             mx_warn(x->res, "pass %s: no counter data (no *_counter_collection.csv under %s): "
                     "the metrics of its counters are empty", defs[i].name, ps->dir ? ps->dir : "");
             continue;
         }
+        mp->missing = xcalloc((size_t)defs[i].ncounters + 1, sizeof(char *));
         for (int c = 0; c < defs[i].ncounters; c++)
-            if (!column_has_data(ps, defs[i].counters[c]))
+            if (!column_has_data(ps, defs[i].counters[c])) {
+                mp->missing[mp->nmissing++] = xstrdup(defs[i].counters[c]);
                 mx_warn(x->res, "counter %s (pass %s): no data: the metrics using it are empty",
                         defs[i].counters[c], defs[i].name);
+            }
     }
 }
 
@@ -55,6 +59,7 @@ static void check_pass_clock(struct mx_ctx *x, struct mx_pass *mp)
         mx_warn(x->res, "pass %s: effective clock %.0f MHz (%s) is outside %.0f-%.0f MHz",
                 mp->name, c, arch_cycle_counter(ap), lo, hi);
     double used = x->res->clock_mhz;
+    mp->gui_excess_pct = used > 0 && c > 0 ? 100 * (1 - used / c) : NAN;
     if (!isnan(used) && used > 0 && !isnan(rlo) && !isnan(rhi) &&
         (c < rlo * used || c > rhi * used))
         mx_warn(x->res, "pass %s: effective clock %.0f MHz is outside %.1f-%.1fx the clock used "
@@ -105,16 +110,15 @@ static double work_ms(const struct mx_ctx *x, const struct rp_pass *ps, double *
 static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs)
 {
     struct mx_result *res = x->res;
-    res->npasses = x->run->npasses;
-    res->pass = xcalloc((size_t)res->npasses + 1, sizeof(*res->pass));
-    double tmin = INFINITY, tmax = -INFINITY, tsum = 0;
+    double tmin = INFINITY, tmax = -INFINITY;
     int n = 0;
     for (uint32_t p = 0; p < res->npasses; p++) {
         const struct rp_pass *ps = &x->run->passes[p];
         struct mx_pass *mp = &res->pass[p];
         mp->name = (int)p < ndefs ? defs[p].name : ps->name;
+        mp->label = (int)p < ndefs ? defs[p].label : NULL;
         mp->present = ps->present;
-        mp->eff_clock_MHz = mp->uncounted_pct = NAN;
+        mp->eff_clock_MHz = mp->uncounted_pct = mp->gui_excess_pct = mp->perf_s = NAN;
         if (!ps->present)
             continue;
         mp->time_ms = ps->dur_ns_total / 1e6;
@@ -131,10 +135,10 @@ static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int nde
             continue;
         tmin = fmin(tmin, work);
         tmax = fmax(tmax, work);
-        tsum += work;
         n++;
     }
-    res->time_spread_pct = n > 1 && tsum > 0 ? 100 * (tmax - tmin) / (tsum / n) : (n ? 0 : NAN);
+    /* the seed's spread: (max - min) / min */
+    res->time_spread_pct = n > 1 && tmin > 0 ? 100 * (tmax - tmin) / tmin : (n ? 0 : NAN);
     double lim = arch_const(x->ap, "CHECK_TIME_SPREAD_PCT");
     if (!isnan(lim) && res->time_spread_pct > lim)
         mx_warn(res, "total kernel time differs by %.3g%% across passes (over %.3g%%): the passes "
@@ -164,6 +168,8 @@ static void limit_checks(struct mx_ctx *x, double *slot)
 
 void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, double *slot)
 {
+    x->res->npasses = x->run->npasses;
+    x->res->pass = xcalloc((size_t)x->res->npasses + 1, sizeof(*x->res->pass));
     if (x->opt->clock_src == MX_CLOCK_FALLBACK)
         mx_warn(x->res, "clock: no telemetry and no --clock-mhz: cycles use each row's own "
                 "%s / time (fallback%s)", arch_cycle_counter(x->ap),

@@ -1,7 +1,8 @@
 /* clock.c - the sampled gfx clock (METRICS.md §3): mean gfx_clock_MHz of the
  * power run's telemetry samples that fall inside a running kernel, the
  * intervals being the merged kernel intervals of the power-run trace
- * (rp_power.busy_iv). Not the whole-file mean: startup (~138 MHz) and the
+ * (rp_power.busy_iv), with the seed's sample counts (all, inside the kernel
+ * window, inside a kernel) and median, 5th and 95th percentile. Not the whole-file mean: startup (~138 MHz) and the
  * profiler's output write would dominate it. Samples of every telemetry file
  * are pooled; timestamps and intervals share the CLOCK_BOOTTIME ns domain.
  * That domain is per node (time since the node booted): in a multi-node run
@@ -60,7 +61,25 @@ static bool inside(const int64_t *iv, size_t m, int64_t t)
     return false;
 }
 
-static int one_file(const char *path, const int64_t *iv, size_t m, double *sum, uint64_t *n)
+/* Samples of the telemetry files: all, inside the kernel window, and the
+ * clock of those inside a running kernel (the ones averaged). */
+struct acc {
+    uint64_t total, window;
+    double *mhz;
+    size_t n, cap;
+};
+
+static void acc_add(struct acc *a, double v)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 256;
+        a->mhz = xrealloc(a->mhz, a->cap * sizeof(double));
+    }
+    a->mhz[a->n++] = v;
+}
+
+/* One file against m merged intervals; the window is [first start, last end]. */
+static int one_file(const char *path, const int64_t *iv, size_t m, struct acc *a)
 {
     struct br_telem *t = br_telem_open(path);
     if (!t)
@@ -69,13 +88,48 @@ static int one_file(const char *path, const int64_t *iv, size_t m, double *sum, 
     int rc;
     while ((rc = br_telem_next(t, &row)) > 0) {
         double c = row.v[BR_TV_GFX_CLOCK];
-        if (isfinite(c) && inside(iv, m, row.timestamp_ns)) {
-            *sum += c;
-            (*n)++;
-        }
+        a->total++;
+        if (m && row.timestamp_ns >= iv[0] && row.timestamp_ns <= iv[2 * m - 1])
+            a->window++;
+        if (isfinite(c) && inside(iv, m, row.timestamp_ns))
+            acc_add(a, c);
     }
     br_telem_close(t);
     return rc < 0 ? -1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentile q (0-100) of sorted v[n]: the sample at index floor(q / 100 x n)
+ * (the last one at most). This is what reproduces the seed's figures: p5 of
+ * its 47 in-kernel samples is the third smallest (numpy's default linear
+ * interpolation would give another value); with an odd count the median is
+ * the middle sample. */
+static double percentile(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    size_t i = (size_t)floor(q / 100 * (double)n);
+    return v[i < n ? i : n - 1];
+}
+
+static void acc_finish(struct acc *a, size_t nfiles, struct mx_clock_stats *st)
+{
+    double sum = 0;
+    for (size_t i = 0; i < a->n; i++)
+        sum += a->mhz[i];
+    qsort(a->mhz, a->n, sizeof(double), cmp_double);
+    *st = (struct mx_clock_stats){ .files = nfiles, .samples_total = a->total,
+                                   .samples_window = a->window, .samples_running = a->n,
+                                   .mean = a->n ? sum / (double)a->n : NAN,
+                                   .median = percentile(a->mhz, a->n, 50),
+                                   .p5 = percentile(a->mhz, a->n, 5),
+                                   .p95 = percentile(a->mhz, a->n, 95) };
+    free(a->mhz);
 }
 
 int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, size_t niv,
@@ -85,13 +139,15 @@ int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, s
     if (niv)
         memcpy(w, iv, 2 * niv * sizeof(int64_t));
     size_t m = merge(w, niv);
-    double sum = 0;
-    *n = 0;
+    struct acc a = { 0 };
     int rc = 0;
     for (size_t i = 0; i < nfiles && rc == 0; i++)
-        rc = one_file(telemetry[i], w, m, &sum, n);
+        rc = one_file(telemetry[i], w, m, &a);
     free(w);
-    *mhz = *n ? sum / (double)*n : NAN;
+    struct mx_clock_stats st;
+    acc_finish(&a, nfiles, &st);
+    *mhz = st.mean;
+    *n = st.samples_running;
     return rc;
 }
 
@@ -123,7 +179,7 @@ static bool traces_by_node(const struct rp_power *pw, const char *root, char **n
 
 /* One file against its node's intervals (all of them when it has no node). */
 static int node_file(const char *path, const char *node, const struct rp_power *pw,
-                     const char *root, int64_t *w, double *sum, uint64_t *n)
+                     const char *root, int64_t *w, struct acc *a)
 {
     size_t m = node ? node_intervals(pw, root, node, w) : pw->nbusy_iv;
     if (!node && m)
@@ -132,27 +188,23 @@ static int node_file(const char *path, const char *node, const struct rp_power *
         br_warn("%s: no kernel trace under a '%s/' folder: none of its samples is used for "
                 "the sampled clock (CLOCK_BOOTTIME is per node)", path, node);
     m = merge(w, m);
-    return one_file(path, w, m, sum, n);
+    return one_file(path, w, m, a);
 }
 
 int mx_sampled_clock_nodes(char *const *telemetry, size_t nfiles, const struct rp_power *pw,
-                           const char *root, double *mhz, uint64_t *n)
+                           const char *root, struct mx_clock_stats *st)
 {
     char **nodes = xcalloc(nfiles + 1, sizeof(*nodes));
     for (size_t i = 0; i < nfiles; i++)
         nodes[i] = rp_telem_node(telemetry[i]);
+    bool by_node = traces_by_node(pw, root, nodes, nfiles);
+    int64_t *w = xmalloc(2 * pw->nbusy_iv * sizeof(int64_t) + 1);
+    struct acc a = { 0 };
     int rc = 0;
-    if (!traces_by_node(pw, root, nodes, nfiles)) {
-        rc = mx_sampled_clock(telemetry, nfiles, pw->busy_iv, pw->nbusy_iv, mhz, n);
-    } else {
-        int64_t *w = xmalloc(2 * pw->nbusy_iv * sizeof(int64_t) + 1);
-        double sum = 0;
-        *n = 0;
-        for (size_t i = 0; i < nfiles && rc == 0; i++)
-            rc = node_file(telemetry[i], nodes[i], pw, root, w, &sum, n);
-        free(w);
-        *mhz = *n ? sum / (double)*n : NAN;
-    }
+    for (size_t i = 0; i < nfiles && rc == 0; i++)
+        rc = node_file(telemetry[i], by_node ? nodes[i] : NULL, pw, root, w, &a);
+    free(w);
+    acc_finish(&a, nfiles, st);
     for (size_t i = 0; i < nfiles; i++)
         free(nodes[i]);
     free(nodes);

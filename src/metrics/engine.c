@@ -32,6 +32,12 @@ double mx_value(const struct mx_result *res, uint32_t r, int m)
     return m < 0 ? NAN : res->v[(size_t)r * (size_t)res->ap->nmetrics + (size_t)m];
 }
 
+enum mx_cell mx_cell_kind(const struct mx_result *res, uint32_t r, int m)
+{
+    return m < 0 ? MX_CELL_EMPTY
+                 : (enum mx_cell)res->kind[(size_t)r * (size_t)res->ap->nmetrics + (size_t)m];
+}
+
 const char *mx_label(const struct mx_result *res, uint32_t r, int m)
 {
     return m < 0 ? NULL : res->label[(size_t)r * (size_t)res->ap->nmetrics + (size_t)m];
@@ -189,7 +195,7 @@ static const char *bound_label(const struct arch_metric *am, const double *slot,
     bool flops = f > 0;   /* NaN or 0: no compute ceiling */
     if (isnan(m))
         return NULL;
-    if ((!flops || c < lat) && m < lat)
+    if (!am->no_latency && (!flops || c < lat) && m < lat)
         return "latency";
     return flops && c > m ? "compute" : "memory";
 }
@@ -223,6 +229,22 @@ static double kernel_sum(const struct mx_result *res, int m)
     return any ? s : NAN;
 }
 
+/* Mean of the kernel values of metric m weighted by their launch-pass time
+ * (the seed's whole-run max_waves_CU: pass-4-time-weighted limits). */
+static double kernel_weighted(const struct mx_ctx *x, int m)
+{
+    const struct mx_result *res = x->res;
+    double s = 0, w = 0;
+    for (uint32_t r = 0; r < res->nk; r++) {
+        double v = mx_value(res, r, m), t = x->var[(size_t)r * AV_COUNT + AV_LAUNCH_TIME_NS];
+        if (!isnan(v) && t > 0) {
+            s += v * t;
+            w += t;
+        }
+    }
+    return w > 0 ? s / w : NAN;
+}
+
 static double metric_value(const struct mx_ctx *x, int m, bool total, const double *slot)
 {
     const struct arch_metric *am = &x->ap->metrics[m];
@@ -230,9 +252,24 @@ static double metric_value(const struct mx_ctx *x, int m, bool total, const doub
         return am->total == AT_ONLY ? NAN : ex_eval(am->expr, slot);
     switch (am->total) {
     case AT_SUM: return kernel_sum(x->res, m);
+    case AT_WEIGHTED: return kernel_weighted(x, m);
     case AT_NONE: return NAN;
     default: return ex_eval(am->expr, slot);
     }
+}
+
+/* How the cell is written (enum mx_cell); *v becomes 0 for AN_ZERO. */
+static enum mx_cell cell_kind(const struct arch_metric *am, bool total, double *v)
+{
+    if ((total && am->total == AT_NONE) || (!total && am->total == AT_ONLY))
+        return MX_CELL_EMPTY;   /* does not apply to this row */
+    if (isnan(*v)) {
+        if (am->nodata == AN_ZERO)
+            *v = 0;
+        return am->nodata == AN_EMPTY ? MX_CELL_EMPTY : am->nodata == AN_ZERO ? MX_CELL_INT
+                                                                             : MX_CELL_NUM;
+    }
+    return am->integer && !(total && am->total == AT_WEIGHTED) ? MX_CELL_INT : MX_CELL_NUM;
 }
 
 /* Evaluates every metric of row r in profile order. */
@@ -252,6 +289,8 @@ static void eval_row(struct mx_ctx *x, uint32_t r, double *slot)
             res->label[base + m] = argmax_label(am, slot);
         else if (am->label == AL_NONE)
             v = metric_value(x, m, total, slot);
+        if (am->label == AL_NONE)
+            res->kind[base + m] = (uint8_t)cell_kind(am, total, &v);
         res->v[base + m] = v;
         if (x->metric_slot[m] >= 0)
             slot[x->metric_slot[m]] = v;
@@ -312,6 +351,7 @@ int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_r
     size_t cells = ((size_t)res->nk + 1) * (size_t)ap->nmetrics;
     res->v = xcalloc(cells + 1, sizeof(double));
     res->label = xcalloc(cells + 1, sizeof(char *));
+    res->kind = xcalloc(cells + 1, sizeof(uint8_t));
     double *slot = xcalloc((size_t)ap->nsyms + 1, sizeof(double));
     for (uint32_t r = 0; r <= res->nk; r++)
         eval_row(&x, r, slot);
@@ -330,9 +370,15 @@ void mx_release(struct mx_result *res)
     free(res->full);
     free(res->v);
     free(res->label);
+    free(res->kind);
     free(res->order);
-    for (uint32_t p = 0; p < res->npasses; p++)
+    free(res->by_time);
+    for (uint32_t p = 0; p < res->npasses; p++) {
         free(res->pass[p].perf);
+        for (uint32_t i = 0; i < res->pass[p].nmissing; i++)
+            free(res->pass[p].missing[i]);
+        free(res->pass[p].missing);
+    }
     free(res->pass);
     for (size_t i = 0; i < res->nwarn; i++)
         free(res->warn[i]);

@@ -31,6 +31,7 @@ struct mx_passdef {
     const char *name;
     int ncounters;
     char *const *counters;
+    const char *label;             /* what the pass measures (counters.json / LABEL), or NULL */
 };
 
 enum mx_clock_src { MX_CLOCK_OVERRIDE, MX_CLOCK_SAMPLED, MX_CLOCK_FALLBACK };
@@ -46,6 +47,7 @@ struct mx_opts {
 /* Per-pass figures for the report and the checks (METRICS.md §8). */
 struct mx_pass {
     const char *name;
+    const char *label;             /* mx_passdef.label */
     bool present;
     double time_ms, launches;      /* Σ over kernels with counters */
     double comm_ms;                /* of time_ms, in NCCL/RCCL kernels (out of the spread) */
@@ -55,8 +57,19 @@ struct mx_pass {
     uint64_t truncated;
     bool instrumented;             /* counters patch the code: out of the time spread */
     double slowdown;               /* own kernel time / time base (timebase.c) */
-    char *perf;                    /* --perf-regex match in the pass output, or NULL */
+    double gui_excess_pct;         /* share of GRBM_GUI_ACTIVE cycles outside kernel time x
+                                      clock: 100 (1 - clock used / eff_clock_MHz); NaN
+                                      without a clock */
+    uint32_t nmissing;             /* counters of the pass definition with no data */
+    char **missing;
+    char *perf;                    /* --perf-regex: last matching line of the pass output */
+    double perf_s;                 /* its group 1 as a number (the seed's lammps_loop_time_s),
+                                      NaN without a match or a group */
 };
+
+/* How a numeric cell is written: a number ("nan" when NaN), an integer, or
+ * empty (the metric does not apply to the row). */
+enum mx_cell { MX_CELL_NUM, MX_CELL_INT, MX_CELL_EMPTY };
 
 struct mx_result {
     const struct arch_profile *ap;
@@ -65,14 +78,20 @@ struct mx_result {
     const char **full;             /* [nk] full names (owned by the run) */
     char **shortname;              /* [nk] unique display names */
     double *v;                     /* [(nk+1) * nmetrics] values */
+    uint8_t *kind;                 /* [(nk+1) * nmetrics] enum mx_cell */
     const char **label;            /* [(nk+1) * nmetrics] label metrics, NULL = empty */
-    uint32_t *order;               /* [nk] rows by descending time share */
+    uint32_t *by_time;             /* [nk] rows by descending counter-pass time (the
+                                      seed's row order of per_kernel_metrics.csv) */
+    uint32_t *order;               /* [nk] rows by descending top share: the
+                                      power-run share when given, else time_share_pct */
     uint32_t ntop;                 /* top kernels: order[0..ntop-1] */
-    bool share_from_power;         /* time shares from the power-run trace */
+    bool share_from_power;         /* top shares from the power-run trace */
+    uint32_t launch_pass;          /* pass launches come from (launch_counter), or
+                                      UINT32_MAX when no pass has data */
     uint32_t npasses;
     struct mx_pass *pass;
-    double time_spread_pct;        /* (max - min) / mean of uninstrumented pass kernel
-                                      times, communication kernels left out */
+    double time_spread_pct;        /* (max - min) / min of uninstrumented pass kernel
+                                      times (the seed's), communication kernels left out */
     enum mx_clock_src clock_src;
     double clock_mhz;              /* NaN for the per-row fallback */
     uint32_t power_only_kernels;   /* power-run kernels with no counter data */
@@ -90,14 +109,15 @@ void mx_release(struct mx_result *res);
 
 /* Value of metric m in row r (r == nk: TOTAL); metric index by name (-1). */
 double mx_value(const struct mx_result *res, uint32_t r, int m);
+enum mx_cell mx_cell_kind(const struct mx_result *res, uint32_t r, int m);
 const char *mx_label(const struct mx_result *res, uint32_t r, int m);
 int mx_metric_index(const struct arch_profile *ap, const char *name);
 /* Adds a warning (printf format) to res->warn. */
 void mx_warn(struct mx_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Display name of a kernel (METRICS.md §2): "void " and the parameter list
- * dropped, the Kokkos wrapper hip_parallel_launch_*<Kokkos::Impl::ParallelX<
- * Functor, Policy<..., Tag>, ...>> reduced to "Functor [Tag]". Allocated. */
+/* Display name of a kernel, the seed's short name (METRICS.md §2, rules in
+ * names.c): rocclr:, LAMMPS "reduce Functor::Tag<...>", Kokkos::ParallelX,
+ * else the first 80 characters. Allocated, never longer than full. */
 char *mx_display_name(const char *full);
 /* Makes names unique in place by appending " #2", " #3", ... */
 void mx_unique_names(char **names, size_t n);
@@ -108,13 +128,21 @@ void mx_unique_names(char **names, size_t n);
  * 0 (NaN when none inside), -1 on a read error (printed). */
 int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, size_t niv,
                      double *mhz, uint64_t *n);
+/* The sampled clock with the seed's statistics (summary.json clock.sampled). */
+struct mx_clock_stats {
+    uint64_t files;
+    uint64_t samples_total;        /* every sample of the files */
+    uint64_t samples_window;       /* inside [first kernel start, last kernel end] */
+    uint64_t samples_running;      /* inside a running kernel: the ones averaged */
+    double mean, median, p5, p95;  /* MHz over those (percentiles: clock.c); NaN: none */
+};
 /* The same per node (CLOCK_BOOTTIME is per node): a telemetry file with a
  * metadata node=<node> is matched only against the intervals of the trace
  * files under a folder <node>/ below root (ktrace_<tag>/<node>/); a node with
  * no such folder contributes no sample (warning). When no trace lies in a
- * telemetry node's folder (single-node runs), this is mx_sampled_clock over
- * all of pw's intervals. */
+ * telemetry node's folder (single-node runs), every file is matched against
+ * all of pw's intervals, as mx_sampled_clock. 0, or -1 on a read error. */
 int mx_sampled_clock_nodes(char *const *telemetry, size_t nfiles, const struct rp_power *pw,
-                           const char *root, double *mhz, uint64_t *n);
+                           const char *root, struct mx_clock_stats *st);
 
 #endif

@@ -1,7 +1,9 @@
 /* rows.c - which kernels get a row, their display names, and the engine
- * variables of every row: time and launches (means over the passes present),
- * time shares (power-run trace when given, else the passes), top kernels
- * (METRICS.md §7), unprofiled time, GPU busy %, clock. */
+ * variables of every row, as the seed defines them: time (mean over the
+ * passes present) and its share, launches and their time from one pass (the
+ * profile's launch_counter), the row order (counter-pass time), top kernels
+ * by the power-run share when given (METRICS.md §7), unprofiled time, GPU
+ * busy %, clock. */
 #include "metrics/mx_int.h"
 
 #include "util/xalloc.h"
@@ -35,28 +37,41 @@ void mx_pick_rows(struct mx_ctx *x)
 }
 
 /* Mean over the present passes of a kernel's time (the time base: an
- * instrumented pass's slowed kernels do not count) and launches (0 where the
- * kernel did not run in a pass). */
-static void pass_means(const struct mx_ctx *x, uint32_t kid, double *t, double *l)
+ * instrumented pass's slowed kernels do not count). */
+static double pass_mean_time(const struct mx_ctx *x, uint32_t kid)
 {
     const struct rp_run *run = x->run;
     uint32_t n = 0;
-    *t = *l = 0;
+    double t = 0;
     for (uint32_t p = 0; p < run->npasses; p++) {
         const struct rp_pass *ps = &run->passes[p];
         if (!ps->present)
             continue;
         n++;
-        if (kid < ps->nkernels) {
-            *t += x->kdur[p][kid];
-            *l += (double)ps->launches[kid];
-        }
+        if (kid < ps->nkernels)
+            t += x->kdur[p][kid];
     }
-    *t = n ? *t / n : NAN;
-    *l = n ? *l / n : NAN;
+    return n ? t / n : NAN;
 }
 
-static const double *g_share;   /* qsort context: shares by row */
+/* The pass launches are counted in (the seed: the one holding SQ_WAVE_CYCLES,
+ * whose launches are the occupancy pass's): the first present pass with the
+ * profile's launch_counter, else the first present pass. */
+static uint32_t launch_pass(const struct mx_ctx *x)
+{
+    const struct rp_run *run = x->run;
+    const char *lc = x->ap->launch_counter;
+    for (uint32_t p = 0; lc && p < run->npasses; p++)
+        for (uint32_t c = 0; run->passes[p].present && c < run->passes[p].ncounters; c++)
+            if (!strcmp(run->passes[p].counters[c], lc))
+                return p;
+    for (uint32_t p = 0; p < run->npasses; p++)
+        if (run->passes[p].present)
+            return p;
+    return UINT32_MAX;
+}
+
+static const double *g_share;   /* qsort context: sort keys by row */
 static const double *g_time;
 
 /* NaN sorts last (a consistent order for qsort). */
@@ -76,17 +91,25 @@ static int cmp_share(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorts rows by share and picks the top kernels: --top-n, else the fewest
- * whose shares reach --time-pct. cum[r] receives the cumulative share. */
+static uint32_t *sorted_rows(uint32_t n, const double *first, const double *then)
+{
+    uint32_t *o = xcalloc((size_t)n + 1, sizeof(uint32_t));
+    for (uint32_t r = 0; r < n; r++)
+        o[r] = r;
+    g_share = first;
+    g_time = then;
+    qsort(o, n, sizeof(uint32_t), cmp_share);
+    return o;
+}
+
+/* Rows by counter-pass time (the CSV order), and by top share with the top
+ * kernels: --top-n, else the fewest whose shares reach --time-pct. cum[r]
+ * receives the cumulative top share down to row r. */
 static void pick_top(struct mx_result *res, const struct mx_opts *o, const double *share,
                      const double *t, double *cum)
 {
-    res->order = xcalloc((size_t)res->nk + 1, sizeof(uint32_t));
-    for (uint32_t r = 0; r < res->nk; r++)
-        res->order[r] = r;
-    g_share = share;
-    g_time = t;
-    qsort(res->order, res->nk, sizeof(uint32_t), cmp_share);
+    res->by_time = sorted_rows(res->nk, t, share);
+    res->order = sorted_rows(res->nk, share, t);
     double c = 0;
     res->ntop = 0;
     for (uint32_t i = 0; i < res->nk; i++) {
@@ -129,10 +152,12 @@ static void set_var(struct mx_ctx *x, uint32_t r, enum arch_var v, double val)
     x->var[(size_t)r * AV_COUNT + v] = val;
 }
 
-/* Per-row inputs of the variables: time, launches, time share. */
+/* Per-row inputs of the variables: counter-pass time, launch-pass launches
+ * and time, top share (power-run share when given, else time share). */
 struct rowvals {
-    double *t, *l, *share, *cum;
-    double T, L, sum_share, sum_unprof;
+    double *t, *l, *lt, *share, *top, *cum;
+    bool *istop;
+    double T, L, LT;
 };
 
 static void row_times(struct mx_ctx *x, struct rowvals *rv)
@@ -140,17 +165,24 @@ static void row_times(struct mx_ctx *x, struct rowvals *rv)
     struct mx_result *res = x->res;
     const struct rp_power *pw = x->power;
     res->share_from_power = pw && pw->dur_ns_total > 0;
+    res->launch_pass = launch_pass(x);
+    const struct rp_pass *lp = res->launch_pass == UINT32_MAX ? NULL
+                             : &x->run->passes[res->launch_pass];
     for (uint32_t r = 0; r < res->nk; r++) {
-        pass_means(x, res->kid[r], &rv->t[r], &rv->l[r]);
+        uint32_t kid = res->kid[r];
+        rv->t[r] = pass_mean_time(x, kid);
+        bool in = lp && kid < lp->nkernels;
+        rv->l[r] = in ? (double)lp->launches[kid] : lp ? 0 : NAN;
+        rv->lt[r] = in ? x->kdur[res->launch_pass][kid] : lp ? 0 : NAN;
         rv->T += rv->t[r];
         rv->L += rv->l[r];
+        rv->LT += rv->lt[r];
     }
     for (uint32_t r = 0; r < res->nk; r++) {
         double u = power_ns(pw, res->kid[r]);
-        u = isnan(u) ? 0 : u;
-        rv->share[r] = res->share_from_power ? 100 * u / pw->dur_ns_total : 100 * rv->t[r] / rv->T;
-        rv->sum_share += rv->share[r];
-        rv->sum_unprof += u;
+        rv->share[r] = 100 * rv->t[r] / rv->T;
+        rv->top[r] = res->share_from_power ? 100 * (isnan(u) ? 0 : u) / pw->dur_ns_total
+                                           : rv->share[r];
     }
 }
 
@@ -158,17 +190,19 @@ static void row_vars(struct mx_ctx *x, const struct rowvals *rv, uint32_t r, dou
 {
     struct mx_result *res = x->res;
     const struct rp_power *pw = x->power;
-    bool tot = r == res->nk;
+    bool tot = r == res->nk, power = pw && pw->dur_ns_total > 0;
     double u = tot ? (pw ? pw->dur_ns_total : NAN) : power_ns(pw, res->kid[r]);
-    double us = pw && pw->dur_ns_total > 0 ? 100 * (tot ? rv->sum_unprof : u) / pw->dur_ns_total : NAN;
     set_var(x, r, AV_CLOCK_MHZ, clock);
     set_var(x, r, AV_TIME_NS, tot ? rv->T : rv->t[r]);
     set_var(x, r, AV_LAUNCHES, tot ? rv->L : rv->l[r]);
-    set_var(x, r, AV_TIME_SHARE_PCT, tot ? rv->sum_share : rv->share[r]);
+    set_var(x, r, AV_LAUNCH_TIME_NS, tot ? rv->LT : rv->lt[r]);
+    set_var(x, r, AV_TIME_SHARE_PCT, tot ? 100 * rv->T / rv->T : rv->share[r]);
     set_var(x, r, AV_UNPROF_TIME_NS, u);
-    set_var(x, r, AV_UNPROF_TIME_SHARE_PCT, us);
+    set_var(x, r, AV_UNPROF_TIME_SHARE_PCT, power ? 100 * u / pw->dur_ns_total : NAN);
     set_var(x, r, AV_GPU_BUSY_PCT, tot && pw ? rp_power_busy_pct(pw) : NAN);
-    set_var(x, r, AV_TOP_SHARE_PCT,
+    /* the seed's top_share_pct: the kernel's own share, top kernels only */
+    set_var(x, r, AV_TOP_SHARE_PCT, tot ? 100 : rv->istop[r] ? rv->top[r] : NAN);
+    set_var(x, r, AV_CUM_SHARE_PCT,
             tot ? (res->ntop ? rv->cum[res->order[res->ntop - 1]] : NAN) : rv->cum[r]);
     set_var(x, r, AV_IS_TOTAL, tot ? 1 : 0);
 }
@@ -179,9 +213,13 @@ void mx_fill_vars(struct mx_ctx *x)
     size_t n = (size_t)res->nk + 1;
     x->var = xcalloc(n * AV_COUNT, sizeof(double));
     struct rowvals rv = { .t = xcalloc(n, sizeof(double)), .l = xcalloc(n, sizeof(double)),
-                          .share = xcalloc(n, sizeof(double)), .cum = xcalloc(n, sizeof(double)) };
+                          .lt = xcalloc(n, sizeof(double)), .share = xcalloc(n, sizeof(double)),
+                          .top = xcalloc(n, sizeof(double)), .cum = xcalloc(n, sizeof(double)),
+                          .istop = xcalloc(n, sizeof(bool)) };
     row_times(x, &rv);
-    pick_top(res, x->opt, rv.share, rv.t, rv.cum);
+    pick_top(res, x->opt, rv.top, rv.t, rv.cum);
+    for (uint32_t i = 0; i < res->ntop; i++)
+        rv.istop[res->order[i]] = true;
     res->clock_src = x->opt->clock_src;
     res->clock_mhz = x->opt->clock_src == MX_CLOCK_FALLBACK ? NAN : x->opt->clock_mhz;
     for (uint32_t r = 0; r <= res->nk; r++)
@@ -193,6 +231,9 @@ void mx_fill_vars(struct mx_ctx *x)
                 "data in any pass", res->power_only_kernels, 100 * off / x->power->dur_ns_total);
     free(rv.t);
     free(rv.l);
+    free(rv.lt);
     free(rv.share);
+    free(rv.top);
     free(rv.cum);
+    free(rv.istop);
 }

@@ -327,6 +327,7 @@ static void merge_set(struct rp_run *run, struct rp_pass *p, const struct intern
     p->uncounted_ns += a->uncounted_ns;
     p->untimed_launches += a->untimed_launches;
     p->truncated += a->truncated;
+    p->ngpus += a->nagent;
 }
 
 static void add_file(struct rp_pass *p, const char *f)

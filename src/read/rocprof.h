@@ -63,7 +63,9 @@ struct rp_pass {
     char *name;                 /* pass name, e.g. "01_fp64_flops" */
     char *dir;                  /* folder searched */
     bool present;               /* a counter_collection file was found */
-    uint32_t nsets;             /* file sets (processes) read */
+    uint32_t nsets;             /* file sets (processes) with a counter file */
+    uint32_t ngpus;             /* Σ over file sets of the distinct Agent_Id values
+                                   of their counter launches */
     uint32_t nfiles; char **files;  /* every file read, in order */
     char *layout;               /* e.g. "counter_collection 7.x (19 cols)" */
 

@@ -161,6 +161,7 @@ void rp_agg_release(struct rp_agg *a)
     free(a->crows);
     free(a->map.key);
     free(a->map.val);
+    free(a->agent);
     free(a->err);
     sb_release(&a->warn);
     memset(a, 0, sizeof(*a));
@@ -297,6 +298,17 @@ static uint32_t counter_id(struct rp_agg *a, struct cc_state *st, const struct c
 }
 
 /* A new launch key within the counter file: kernel, duration, attributes. */
+/* GPUs of the file set: the distinct agents its counter launches ran on
+ * (a process sees few: a linear search is enough). */
+static void add_agent(struct rp_agg *a, uint64_t agent)
+{
+    for (uint32_t i = 0; i < a->nagent; i++)
+        if (a->agent[i] == agent)
+            return;
+    a->agent = xrealloc(a->agent, (a->nagent + 1) * sizeof(*a->agent));
+    a->agent[a->nagent++] = agent;
+}
+
 static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid)
 {
     struct rp_agg *a = r->a;
@@ -311,6 +323,10 @@ static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid)
         *kid = *v & ~TIMED;
         return 0;
     }
+    uint64_t agent;
+    if (num(r, RC_AGENT, &agent) < 0)
+        return -1;
+    add_agent(a, agent);
     uint32_t k = kernel_id(a, &r->f[r->h.idx[RC_NAME]]);
     attr_max(&a->attr[k], &t);
     *v = k | (ts ? TIMED : 0);

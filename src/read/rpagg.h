@@ -37,6 +37,8 @@ struct rp_agg {
     uint64_t *crows;                 /* [k*ccap + c] */
     struct rp_u64map map;
     uint64_t rows, dispatches;
+    uint64_t *agent;                 /* distinct Agent_Id of the counter launches */
+    uint32_t nagent;
     uint64_t trace_launches, uncounted_launches, untimed_launches, truncated;
     bool cc_empty, kt_empty;         /* header-only file: a process without kernels */
     double trace_ns, uncounted_ns;

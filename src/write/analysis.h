@@ -28,12 +28,12 @@ struct wr_info {
     const struct rp_power *power;   /* NULL without a power run */
     const char *power_path;         /* kernel trace file or folder */
     char *const *telemetry;         /* telemetry files read (NULL-terminated or NULL) */
-    uint64_t clock_samples;         /* in-kernel samples used */
-    double sampled_mhz;             /* NaN when not sampled */
+    bool sampled;                   /* the telemetry was read for the clock */
+    struct mx_clock_stats clock;    /* its samples (mean NaN when none in a kernel) */
     int top_rows;                   /* --top: rows of report.md */
     double time_pct, latency_pct;
     int top_n;
-    const char *perf_regex;         /* NULL when not given */
+    const char *perf_regex;         /* --perf-regex (or the seed's LAMMPS default) */
 };
 
 /* Writes the four files. 0, or -1 after printing the error. */
@@ -44,9 +44,10 @@ int wr_top_csv(const struct mx_result *res, const char *path);
 int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const char *path);
 int wr_report_md(const struct mx_result *res, const struct wr_info *in, const char *path);
 
-/* Shared by the writers (wr_common.c). */
-/* A number as the CSV writes it ("" for NaN/inf): buf of at least 32 bytes. */
-const char *wr_num(double v, char *buf);
+/* Shared by the writers (wr_csv.c). */
+/* Numeric cell of metric m in row r as the CSVs write it: Python repr() of
+ * the float, an integer, "nan", or "" (mx_cell_kind); buf of 32 bytes. */
+const char *wr_cell_text(const struct mx_result *res, uint32_t r, int m, char *buf);
 /* CSV field, quoted when it holds ',', '"', CR or LF ('"' doubled). */
 void wr_csv_field(FILE *fp, const char *s);
 /* Top-kernel columns: header, metric name (NULL: special), definition. */
@@ -55,6 +56,9 @@ struct wr_topcol {
 };
 extern const struct wr_topcol wr_topcols[];
 extern const size_t wr_ntopcols;
+/* The seed's power-run spans over the GPUs (trace file, agent): the longest
+ * last end - first start, and the mean busy time, in s (NaN without GPUs). */
+void wr_power_spans(const struct rp_power *pw, double *span_s, double *busy_s);
 /* Clock source as text ("sampled", "override", "counters (GRBM fallback)"). */
 const char *wr_clock_source(const struct mx_result *res);
 

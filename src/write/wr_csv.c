@@ -1,11 +1,16 @@
-/* wr_csv.c - per_kernel_metrics.csv (every kernel + TOTAL, every visible
- * metric in profile order, short and full name) and top_kernels.csv (the top
- * kernels then TOTAL, the seed's column names), plus the helpers the other
- * writers share (number format, CSV quoting, top-kernel columns). */
+/* wr_csv.c - per_kernel_metrics.csv (TOTAL, then every kernel by
+ * descending counter-pass time; short and full name, then every visible
+ * metric in profile order) and top_kernels.csv (the top kernels then TOTAL,
+ * the seed's column names), plus the helpers the other writers share (number
+ * format, CSV quoting, top-kernel columns). Cells as the seed's Python csv
+ * writer prints them: floats as repr() ("100.0", "85.04892066666667"),
+ * integers without a point, "nan" for a missing counter or 0/0, and an empty
+ * cell where the metric does not apply (mx_cell_kind). */
 #include "write/analysis.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "vectors/jsonw.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,9 +18,9 @@
 
 const struct wr_topcol wr_topcols[] = {
     { "kernel", NULL, "display name (wrapper stripped; unique)" },
-    { "time %", "time_share_pct", "share of GPU kernel time (power-run trace when given, else the passes)" },
-    { "cum %", "top_share_pct", "cumulative time share down to this kernel" },
-    { "launches", "launches", "launches per pass (mean over the passes)" },
+    { "time %", "top_share_pct", "share of GPU kernel time (power-run trace when given, else the passes)" },
+    { "cum %", "cum_share_pct", "cumulative time share down to this kernel" },
+    { "launches", "launches", "launches (the pass that collects SQ_WAVE_CYCLES)" },
     { "CU util %", "CU_busy_pct", "CUs busy: SQ_BUSY_CU_CYCLES / (cycles x N_CU)" },
     { "VALU busy %", "VALUBusy_pct", "vector ALU issuing: SQ_ACTIVE_INST_VALU / (cycles x N_CU)" },
     { "VALU lanes %", "VALUUtilization_pct", "active lanes per VALU instruction / wave size" },
@@ -40,19 +45,6 @@ const struct wr_topcol wr_topcols[] = {
 };
 const size_t wr_ntopcols = sizeof(wr_topcols) / sizeof(wr_topcols[0]);
 
-const char *wr_num(double v, char *buf)
-{
-    if (!isfinite(v)) {
-        buf[0] = '\0';
-        return buf;
-    }
-    if (v == floor(v) && fabs(v) < 1e15)
-        snprintf(buf, 32, "%.0f", v);
-    else
-        snprintf(buf, 32, "%.12g", v);
-    return buf;
-}
-
 void wr_csv_field(FILE *fp, const char *s)
 {
     if (!s)
@@ -74,9 +66,20 @@ const char *wr_clock_source(const struct mx_result *res)
 {
     enum mx_clock_src s = res->clock_src;
     return s == MX_CLOCK_OVERRIDE ? "override (--clock-mhz)"
-         : s == MX_CLOCK_SAMPLED ? "telemetry (power run, samples inside kernels)"
+         : s == MX_CLOCK_SAMPLED ? "sampled gfx clock while kernels ran (power run)"
          : arch_is_nvidia(res->ap) ? "counters (sm__cycles_elapsed fallback)"
          : "counters (GRBM_GUI_ACTIVE fallback)";
+}
+
+const char *wr_cell_text(const struct mx_result *res, uint32_t r, int m, char *buf)
+{
+    double v = mx_value(res, r, m);
+    switch (mx_cell_kind(res, r, m)) {
+    case MX_CELL_EMPTY: buf[0] = '\0'; break;
+    case MX_CELL_INT: snprintf(buf, 32, "%.0f", v); break;
+    default: jw_repr_double(buf, 32, v); break;
+    }
+    return buf;
 }
 
 /* One cell of metric m in row r: label text or number. */
@@ -86,7 +89,7 @@ static void cell(FILE *fp, const struct mx_result *res, uint32_t r, int m)
     if (res->ap->metrics[m].label != AL_NONE)
         wr_csv_field(fp, mx_label(res, r, m));
     else
-        fputs(wr_num(mx_value(res, r, m), b), fp);
+        fputs(wr_cell_text(res, r, m, b), fp);
 }
 
 static void metric_row(FILE *fp, const struct mx_result *res, uint32_t r)
@@ -94,7 +97,7 @@ static void metric_row(FILE *fp, const struct mx_result *res, uint32_t r)
     bool tot = r == res->nk;
     wr_csv_field(fp, tot ? "TOTAL" : res->shortname[r]);
     fputc(',', fp);
-    wr_csv_field(fp, tot ? "TOTAL" : res->full[r]);
+    wr_csv_field(fp, tot ? "" : res->full[r]);
     for (int m = 0; m < res->ap->nmetrics; m++) {
         if (res->ap->metrics[m].hidden)
             continue;
@@ -124,9 +127,9 @@ int wr_per_kernel_csv(const struct mx_result *res, const char *path)
         if (!res->ap->metrics[m].hidden)
             fprintf(a.fp, ",%s", res->ap->metrics[m].name);
     fputc('\n', a.fp);
-    for (uint32_t i = 0; i < res->nk; i++)
-        metric_row(a.fp, res, res->order[i]);
     metric_row(a.fp, res, res->nk);
+    for (uint32_t i = 0; i < res->nk; i++)
+        metric_row(a.fp, res, res->by_time[i]);
     return finish(&a);
 }
 
@@ -138,7 +141,9 @@ static void top_row(FILE *fp, const struct mx_result *res, uint32_t r)
             fputc(',', fp);
         const struct wr_topcol *tc = &wr_topcols[c];
         if (!tc->metric)
-            wr_csv_field(fp, tot ? "TOTAL" : c == 0 ? res->shortname[r] : res->full[r]);
+            wr_csv_field(fp, tot ? (c == 0 ? "TOTAL" : "") : c == 0 ? res->shortname[r] : res->full[r]);
+        else if (tot && !strcmp(tc->metric, "cum_share_pct"))
+            ;   /* the seed leaves TOTAL's cum % empty */
         else {
             int m = mx_metric_index(res->ap, tc->metric);
             if (m >= 0)

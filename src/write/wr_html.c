@@ -95,7 +95,7 @@ static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in
     fprintf(fp, "<li>clock: %s MHz, %s", res->clock_src == MX_CLOCK_FALLBACK ? "per row"
             : wr_html_num(res->clock_mhz, b), wr_clock_source(res));
     if (res->clock_src == MX_CLOCK_SAMPLED)
-        fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock_samples);
+        fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock.samples_running);
     fprintf(fp, "</li>\n<li>kernels: %u; time shares from the %s</li>\n</ul>\n", res->nk,
             res->share_from_power ? "power-run kernel trace" : "counter passes");
 }

@@ -1,13 +1,18 @@
-/* wr_json.c - summary.json (jansson): pmc_dir, whole_run (every visible
- * metric of the TOTAL row), checks (per pass, kernel time spread, warnings),
- * power_run, clock, then arch (profile, constants and their source), inputs,
- * options and the top kernels. NaN is written as null (json_real(NAN) would
- * be NULL). Key names as the seed's (seed-output-formats.md). */
+/* wr_json.c - summary.json: pmc_dir, whole_run (every visible metric of the
+ * TOTAL row), checks (per pass, kernel time spread, warnings), power_run,
+ * clock, then arch (profile, constants and their source), inputs, options and
+ * the top kernels. Keys, value types and layout as the seed's (its Python
+ * json.dump(indent=2): integers stay integers, floats are repr(); reference:
+ * tests/fixtures/seed-reference), benchrun's keys after the seed's in each
+ * object. Built with jansson, printed with the vectors' Python-compatible
+ * writer (jsonw). NaN and "does not apply" are null. */
 #include "write/analysis.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
+#include "vectors/jsonw.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -24,6 +29,16 @@ static json_t *jstr(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+static json_t *cell(const struct mx_result *res, uint32_t r, int m)
+{
+    double v = mx_value(res, r, m);
+    switch (mx_cell_kind(res, r, m)) {
+    case MX_CELL_EMPTY: return json_null();
+    case MX_CELL_INT: return json_integer((json_int_t)v);
+    default: return jnum(v);
+    }
+}
+
 /* Every visible metric of row r as an object. */
 static json_t *row_object(const struct mx_result *res, uint32_t r)
 {
@@ -33,26 +48,49 @@ static json_t *row_object(const struct mx_result *res, uint32_t r)
         if (am->hidden)
             continue;
         json_object_set_new(o, am->name, am->label != AL_NONE ? jstr(mx_label(res, r, m))
-                                                               : jnum(mx_value(res, r, m)));
+                                                               : cell(res, r, m));
     }
     return o;
 }
 
-static json_t *checks_object(const struct mx_result *res)
+/* One pass: the seed's keys, then benchrun's. */
+static json_t *pass_object(const struct mx_result *res, const struct wr_info *in, uint32_t p)
+{
+    const struct mx_pass *mp = &res->pass[p];
+    const struct rp_pass *ps = p < in->run->npasses ? &in->run->passes[p] : NULL;
+    bool on = mp->present && ps;
+    json_t *missing = json_array();
+    for (uint32_t i = 0; i < mp->nmissing; i++)
+        json_array_append_new(missing, json_string(mp->missing[i]));
+    json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "pass", mp->name, "label", jstr(mp->label),
+        "counter_files", (json_int_t)(on ? ps->nsets : 0), "gpus", (json_int_t)(on ? ps->ngpus : 0),
+        "launches_with_counters", (json_int_t)(on ? ps->launches_total : 0),
+        "launches_in_trace", (json_int_t)(on ? ps->trace_launches : 0),
+        "launches_missing_counters", (json_int_t)(on ? ps->uncounted_launches : 0),
+        "missing_time_pct", jnum(mp->uncounted_pct),
+        "kernel_time_s", jnum(on ? ps->dur_ns_total / 1e9 : NAN),
+        "eff_clock_MHz", jnum(mp->eff_clock_MHz), "gui_excess_pct", jnum(mp->gui_excess_pct),
+        "lammps_loop_time_s", jnum(mp->perf_s), "counters_missing", missing);
+    json_t *more = json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
+        "name", mp->name, "present", mp->present, "instrumented", mp->instrumented,
+        "instrumented_slowdown", jnum(mp->instrumented ? mp->slowdown : NAN),
+        "time_ms", jnum(mp->present ? mp->time_ms : NAN),
+        "comm_kernel_time_ms", jnum(mp->present ? mp->comm_ms : NAN),
+        "launches", jnum(mp->present ? mp->launches : NAN),
+        "uncounted_time_pct", jnum(mp->uncounted_pct),
+        "lost_launches", (json_int_t)mp->lost_launches,
+        "truncated_lines", (json_int_t)mp->truncated, "perf", jstr(mp->perf));
+    json_object_update(o, more);
+    json_decref(more);
+    return o;
+}
+
+static json_t *checks_object(const struct mx_result *res, const struct wr_info *in)
 {
     json_t *ps = json_array();
-    for (uint32_t p = 0; p < res->npasses; p++) {
-        const struct mx_pass *mp = &res->pass[p];
-        json_array_append_new(ps, json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
-            "name", mp->name, "present", mp->present, "instrumented", mp->instrumented,
-            "instrumented_slowdown", jnum(mp->instrumented ? mp->slowdown : NAN),
-            "time_ms", jnum(mp->present ? mp->time_ms : NAN),
-            "comm_kernel_time_ms", jnum(mp->present ? mp->comm_ms : NAN),
-            "launches", jnum(mp->present ? mp->launches : NAN),
-            "eff_clock_MHz", jnum(mp->eff_clock_MHz), "uncounted_time_pct", jnum(mp->uncounted_pct),
-            "lost_launches", (json_int_t)mp->lost_launches,
-            "truncated_lines", (json_int_t)mp->truncated, "perf", jstr(mp->perf)));
-    }
+    for (uint32_t p = 0; p < res->npasses; p++)
+        json_array_append_new(ps, pass_object(res, in, p));
     json_t *w = json_array();
     for (size_t i = 0; i < res->nwarn; i++)
         json_array_append_new(w, json_string(res->warn[i]));
@@ -60,6 +98,24 @@ static json_t *checks_object(const struct mx_result *res)
                      jnum(res->time_spread_pct), "warnings", w);
 }
 
+/* A percentage rounded to one decimal, as the seed lists GPU busy per GPU. */
+static double round1(double v)
+{
+    return round(v * 10) / 10;
+}
+
+void wr_power_spans(const struct rp_power *pw, double *span_s, double *busy_s)
+{
+    double span = 0, busy = 0;
+    for (uint32_t g = 0; g < pw->ngpus; g++) {
+        span = fmax(span, (double)(pw->gpu[g].last_end - pw->gpu[g].first_start));
+        busy += pw->gpu[g].busy_ns;
+    }
+    *span_s = pw->ngpus ? span / 1e9 : NAN;
+    *busy_s = pw->ngpus ? busy / pw->ngpus / 1e9 : NAN;
+}
+
+/* The seed's power_run: span and busy time per GPU (means), GPU busy %. */
 static json_t *power_object(const struct wr_info *in)
 {
     const struct rp_power *pw = in->power;
@@ -68,26 +124,40 @@ static json_t *power_object(const struct wr_info *in)
     json_t *tf = json_array(), *per = json_array();
     for (uint32_t i = 0; i < pw->nfiles; i++)
         json_array_append_new(tf, json_string(pw->files[i]));
-    double busy = 0;
-    for (uint32_t g = 0; g < pw->ngpus; g++) {
-        json_array_append_new(per, jnum(rp_gpu_busy_pct(&pw->gpu[g])));
-        busy += pw->gpu[g].busy_ns;
-    }
-    double span = pw->dispatches ? (double)(pw->last_end - pw->first_start) : NAN;
-    return json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "file", jstr(in->power_path), "trace_files", tf, "gpus", (json_int_t)pw->ngpus,
-        "dispatches", (json_int_t)pw->dispatches, "span_s", jnum(span / 1e9),
-        "busy_s", jnum(pw->ngpus ? busy / pw->ngpus / 1e9 : NAN),
-        "sum_kernel_s", jnum(pw->dur_ns_total / 1e9), "GPU_busy_pct", jnum(rp_power_busy_pct(pw)),
-        "GPU_busy_pct_per_gpu", per,
-        "first_start_ns", pw->dispatches ? json_integer(pw->first_start) : json_null());
+    for (uint32_t g = 0; g < pw->ngpus; g++)
+        json_array_append_new(per, jnum(round1(rp_gpu_busy_pct(&pw->gpu[g]))));
+    double span, busy;
+    wr_power_spans(pw, &span, &busy);
+    double window = pw->dispatches ? (double)(pw->last_end - pw->first_start) / 1e9 : NAN;
+    return json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "file", jstr(in->power_path), "trace_files", (json_int_t)pw->nfiles,
+        "gpus", (json_int_t)pw->ngpus, "dispatches", (json_int_t)pw->dispatches,
+        "span_s", jnum(span), "busy_s", jnum(busy), "sum_kernel_s", jnum(pw->dur_ns_total / 1e9),
+        "GPU_busy_pct", jnum(rp_power_busy_pct(pw)), "GPU_busy_pct_per_gpu", per,
+        "first_start_ns", pw->dispatches ? json_integer(pw->first_start) : json_null(),
+        "trace_file_paths", tf, "window_s", jnum(window));
+}
+
+static json_t *sampled_object(const struct wr_info *in)
+{
+    if (!in->sampled)
+        return json_null();
+    json_t *files = json_array();
+    for (char *const *t = in->telemetry; t && *t; t++)
+        json_array_append_new(files, json_string(*t));
+    const struct mx_clock_stats *c = &in->clock;
+    return json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "files", files,
+                     "samples_total", (json_int_t)c->samples_total,
+                     "samples_kernel_window", (json_int_t)c->samples_window,
+                     "samples_kernel_running", (json_int_t)c->samples_running,
+                     "clock_MHz", jnum(c->mean), "clock_MHz_median", jnum(c->median),
+                     "clock_MHz_p5", jnum(c->p5), "clock_MHz_p95", jnum(c->p95));
 }
 
 static json_t *clock_object(const struct mx_result *res, const struct wr_info *in)
 {
-    return json_pack("{s:s, s:o, s:o, s:I}", "source", wr_clock_source(res),
-                     "clock_MHz", jnum(res->clock_mhz), "sampled", jnum(in->sampled_mhz),
-                     "samples_in_kernels", (json_int_t)in->clock_samples);
+    return json_pack("{s:s, s:o, s:o}", "source", wr_clock_source(res),
+                     "clock_MHz", jnum(res->clock_mhz), "sampled", sampled_object(in));
 }
 
 static json_t *arch_object(const struct mx_result *res, const struct wr_info *in)
@@ -123,12 +193,12 @@ static json_t *inputs_object(const struct wr_info *in)
 static json_t *top_array(const struct mx_result *res)
 {
     json_t *a = json_array();
-    int ms = mx_metric_index(res->ap, "time_share_pct");
+    int ms = mx_metric_index(res->ap, "time_share_pct"), mt = mx_metric_index(res->ap, "top_share_pct");
     for (uint32_t i = 0; i < res->ntop; i++) {
         uint32_t r = res->order[i];
-        json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "kernel", res->shortname[r],
+        json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "kernel", res->shortname[r],
                               "kernel_full_name", res->full[r], "time_share_pct",
-                              jnum(mx_value(res, r, ms))));
+                              jnum(mx_value(res, r, ms)), "top_share_pct", jnum(mx_value(res, r, mt))));
     }
     return a;
 }
@@ -138,7 +208,7 @@ int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const
     json_t *root = json_object();
     json_object_set_new(root, "pmc_dir", json_string(in->pmc_dir));
     json_object_set_new(root, "whole_run", row_object(res, res->nk));
-    json_object_set_new(root, "checks", checks_object(res));
+    json_object_set_new(root, "checks", checks_object(res, in));
     json_object_set_new(root, "power_run", power_object(in));
     json_object_set_new(root, "clock", clock_object(res, in));
     json_object_set_new(root, "arch", arch_object(res, in));
@@ -149,14 +219,13 @@ int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const
     json_object_set_new(root, "time_share_source", json_string(res->share_from_power
                         ? "power-run kernel trace" : "counter passes"));
     json_object_set_new(root, "top_kernels", top_array(res));
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    struct strbuf sb;
+    struct jsonw w;
+    sb_init(&sb);
+    jw_init(&w, &sb);
+    jw_json(&w, root);
     json_decref(root);
-    if (!text)
-        return br_error("%s: cannot encode JSON", path);
-    size_t n = strlen(text);
-    text = xrealloc(text, n + 2);
-    text[n] = '\n';
-    int rc = fs_write_atomic(path, text, n + 1);
-    free(text);
+    int rc = fs_write_atomic(path, sb.buf, sb.len);
+    sb_release(&sb);
     return rc;
 }

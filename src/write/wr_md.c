@@ -58,7 +58,7 @@ static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in
     fprintf(fp, "- clock: %s MHz, %s", res->clock_src == MX_CLOCK_FALLBACK ? "per row" :
             num(res->clock_mhz, b), wr_clock_source(res));
     if (res->clock_src == MX_CLOCK_SAMPLED)
-        fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock_samples);
+        fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock.samples_running);
     fprintf(fp, "\n- kernels: %u; time shares from the %s\n\n", res->nk,
             res->share_from_power ? "power-run kernel trace" : "counter passes");
 }

@@ -76,14 +76,14 @@ for node, shift, clk in (("nodeA", 0, None), ("nodeB", D, "1700.0")):
     trace(f"{q}/ktrace_fake/{node}/fake_kernel_trace.csv", shift)
 PY
 expect_exit 0 "analyze, one node" -- "$BENCHRUN" analyze "$pmc" --power "$Q1" -o "$T/a1"
-n1=$(json "$T/a1/summary.json" 'j["clock"]["samples_in_kernels"]')
+n1=$(json "$T/a1/summary.json" 'j["clock"]["sampled"]["samples_kernel_running"]')
 [ "$n1" -ge 30 ] && pass "one node: $n1 in-kernel samples" || fail "one node: $n1 in-kernel samples"
-c1=$(json "$T/a1/summary.json" 'j["clock"]["sampled"]')
+c1=$(json "$T/a1/summary.json" 'j["clock"]["sampled"]["clock_MHz"]')
 cp "$P/run.json" "$Q/"
 cp "$P/run.json" "$Q1/"
 expect_exit 0 "analyze, two nodes 3 days apart" -- "$BENCHRUN" analyze "$pmc" --power "$Q" -o "$T/a2"
-check "two nodes: each node's in-kernel samples" "$((2 * n1))" "$(json "$T/a2/summary.json" 'j["clock"]["samples_in_kernels"]')"
-check "two nodes: mean of nodeA's clock ($c1) and nodeB's 1700 MHz" "True" "$(json "$T/a2/summary.json" "abs(j['clock']['sampled'] - ($c1 + 1700) / 2) < 1e-6")"
+check "two nodes: each node's in-kernel samples" "$((2 * n1))" "$(json "$T/a2/summary.json" 'j["clock"]["sampled"]["samples_kernel_running"]')"
+check "two nodes: mean of nodeA's clock ($c1) and nodeB's 1700 MHz" "True" "$(json "$T/a2/summary.json" "abs(j['clock']['sampled']['clock_MHz'] - ($c1 + 1700) / 2) < 1e-6")"
 check "GPU busy per (file, agent)" "2" "$(json "$T/a2/summary.json" 'len(j["power_run"]["GPU_busy_pct_per_gpu"])')"
 H=$T/a2/report.html
 expect_no_grep "not drawn" "$H" "html: both nodes' telemetry drawn"
@@ -96,5 +96,5 @@ check "html: window of one node (seconds), not 3 days" "True" \
 rm -r "$Q/ktrace_fake/nodeB"
 expect_exit 0 "analyze, nodeB without its trace folder" -- "$BENCHRUN" analyze "$pmc" --power "$Q" -o "$T/a3"
 expect_grep "no kernel trace under a 'nodeB/' folder" "$T/err" "warning names the node"
-check "nodeB's samples not used" "$n1 $c1" "$(json "$T/a3/summary.json" '"%d %s" % (j["clock"]["samples_in_kernels"], j["clock"]["sampled"])')"
+check "nodeB's samples not used" "$n1 $c1" "$(json "$T/a3/summary.json" '"%d %s" % (j["clock"]["sampled"]["samples_kernel_running"], j["clock"]["sampled"]["clock_MHz"])')"
 finish

@@ -151,7 +151,10 @@ def main():
                 tot_c[p][cn] += v
             tot_d[p] += d[p]
         cmp(name[:30], "time_ms", k["time_ms"], sum(d.values()) / len(d) / 1e6)
-        cmp(name[:30], "launches", k["launches"], sum(data[p][2][name] for p in data) / len(data))
+        # the seed's launches: the pass collecting SQ_WAVE_CYCLES (04_cu_util)
+        lp = "04_cu_util" if "04_cu_util" in data else next(iter(data))
+        cmp(name[:30], "launches", k["launches"], data[lp][2][name])
+        cmp(name[:30], "mean_launch_us", k["mean_launch_us"], d[lp] / 1e3 / data[lp][2][name])
         kclock = clock if clock else 1000 * c["01_fp64_flops"]["GRBM_GUI_ACTIVE"] / N_XCC / d["01_fp64_flops"]
         for mn, v in metrics(c, d, kclock).items():
             cmp(name[:30], mn, k.get(mn), v)

@@ -618,7 +618,7 @@ struct mctx {
     double D[MAX_PASSES];    /* summed kernel time per pass, ns */
     const int *pass_of;      /* pass whose data a counter's totals use */
     double clock;            /* MHz used for cycles */
-    int max_waves;           /* 0: not applicable (whole run) */
+    double max_waves;        /* kernel's limit; whole run: weighted by launch-pass time */
 };
 
 static double rt(const struct mctx *m, int c) { return m->have[c] ? m->R[c] : NAN; }
@@ -651,10 +651,8 @@ static void expect_util(const struct mctx *m, json_t *o)
     put(o, "VALUUtilization_pct", 100 * threads / WAVE);
     put(o, "waves_per_CU", waves);
     put(o, "Occupancy_pct", 100 * waves / MAX_WAVES_CU);
-    if (m->max_waves > 0) {
-        put(o, "max_waves_CU", m->max_waves);
-        put(o, "Occupancy_of_max_pct", 100 * waves / m->max_waves);
-    }
+    put(o, "max_waves_CU", m->max_waves);
+    put(o, "Occupancy_of_max_pct", 100 * waves / m->max_waves);
     put(o, "Wave_issue_pct", 100 * rt(m, C_ACT_ANY) / rt(m, C_WAVE_CYC));
     put(o, "SALUBusy_pct", 100 * rt(m, C_SALU_CYC) / cyc);
     put(o, "MfmaUtil_pct", 100 * rt(m, C_MFMA_BUSY) / (m->clock / 1000.0 * N_SIMD));
@@ -735,11 +733,13 @@ static double expect_memory(const struct mctx *m, json_t *o)
     return bw;
 }
 
-static const char *bound_label(double compute_pct, double bw_pct, bool has_flops)
+/* The seed's labels: bound_mix has latency (both below --latency-pct 10),
+ * the FP64 bound is only the roofline side. */
+static const char *bound_label(double compute_pct, double bw_pct, bool has_flops, bool latency)
 {
     if (isnan(bw_pct))
         return NULL;
-    if ((!has_flops || compute_pct < 10) && bw_pct < 10)
+    if (latency && (!has_flops || compute_pct < 10) && bw_pct < 10)
         return "latency";
     return has_flops && compute_pct > bw_pct ? "compute" : "memory";
 }
@@ -759,7 +759,7 @@ static void expect_roofline64(const struct mctx *m, json_t *o, double bw)
     put(o, "roofline_pct", 100 * tf / att);
     double pct = 100 * (valu_rate(m, C_ADD64) / 1000 / PK_FP64_VALU +
                         512 * rt(m, C_MOPS64) / 1000 / PK_163);
-    put_str(o, "bound", bound_label(pct, 100 * bw / PEAK_BW, tf > 0));
+    put_str(o, "bound", bound_label(pct, 100 * bw / PEAK_BW, tf > 0, false));
 }
 
 static void expect_allprec(const struct mctx *m, json_t *o, double bw)
@@ -779,8 +779,7 @@ static void expect_allprec(const struct mctx *m, json_t *o, double bw)
         put(o, lowp[i], 512 * tot(m, C_BF16 + i));
         lp += zn(r[5 + i]) / 1000;
     }
-    bool any_lowp = m->have[C_BF16];
-    put(o, "TFLOPs_lowp_MFMA", any_lowp ? lp : NAN);
+    put(o, "TFLOPs_lowp_MFMA", lp);   /* the seed's empty sum: 0 without the pass */
     double all = 0, frac = 0, best = 0;
     int dom = -1;
     for (int i = 0; i < 9; i++) {
@@ -801,7 +800,7 @@ static void expect_allprec(const struct mctx *m, json_t *o, double bw)
     put(o, "ridge_mix", pmix / PEAK_BW);
     put(o, "attainable_TFLOPs_mix", nmin(pmix, ai * PEAK_BW));
     put(o, "attainable_BW_TBps", all > 0 ? nmin(PEAK_BW, pmix / ai) : NAN);
-    put_str(o, "bound_mix", bound_label(100 * frac, 100 * bw / PEAK_BW, all > 0));
+    put_str(o, "bound_mix", bound_label(100 * frac, 100 * bw / PEAK_BW, all > 0, true));
 }
 
 /* Every counter metric of one kernel (or the whole run) into o. */
@@ -1078,6 +1077,13 @@ static int first_written_pass(const struct gen *g)
     return -1;
 }
 
+/* The pass launches are counted in (the profile's launch_counter): the first
+ * written pass collecting SQ_WAVE_CYCLES, else the first written pass. */
+static int launch_pass(const struct gen *g, const int *pass_of, const bool *have)
+{
+    return have[C_WAVE_CYC] ? pass_of[C_WAVE_CYC] : first_written_pass(g);
+}
+
 /* Clock used for cycles: power-run samples, else the counters' own
  * GRBM_GUI_ACTIVE / N_XCC / D of the kernel (or whole run). */
 static double used_clock(const struct gen *g, const struct mctx *m)
@@ -1101,10 +1107,20 @@ static void kernel_ctx(const struct gen *g, const struct kern *k, const int *pas
     m->max_waves = max_waves_cu(k->vgpr, k->agpr, k->lds, k->wg);
 }
 
-/* Whole run: per counter, sums over kernels within the counter's pass. */
+
+/* Whole run: per counter, sums over kernels within the counter's pass;
+ * max_waves_CU = the kernels' limits weighted by their launch-pass time. */
 static void whole_ctx(const struct gen *g, const int *pass_of, const bool *have, struct mctx *m)
 {
     memset(m, 0, sizeof(*m));
+    int lp = launch_pass(g, pass_of, have);
+    double wsum = 0, tsum = 0;
+    for (int i = 0; i < g->nkern; i++) {
+        const struct kern *k = &g->k[i];
+        wsum += (double)k->dsum[lp] * max_waves_cu(k->vgpr, k->agpr, k->lds, k->wg);
+        tsum += (double)k->dsum[lp];
+    }
+    m->max_waves = wsum / tsum;
     for (int p = 0; p < g->npass; p++)
         for (int i = 0; i < g->nkern; i++)
             m->D[p] += (double)g->k[i].dsum[p];
@@ -1119,30 +1135,39 @@ static void whole_ctx(const struct gen *g, const int *pass_of, const bool *have,
     m->clock = used_clock(g, m);
 }
 
-/* Mean over the written passes of kernel time and launches (the profile's
- * time_ms / launches definition: launch counts jitter between passes). */
-static void pass_means(const struct gen *g, const struct kern *k, double *t_ns, double *L)
+/* Mean over the written passes of kernel time (the profile's time_ms). */
+static double pass_mean_time(const struct gen *g, const struct kern *k)
 {
     int n = 0;
-    *t_ns = *L = 0;
+    double t = 0;
     for (int p = 0; p < g->npass; p++) {
         if (g->pass[p].dropped)
             continue;
-        *t_ns += (double)k->dsum[p];
-        *L += (double)launches_total(g, k, p);
+        t += (double)k->dsum[p];
         n++;
     }
-    *t_ns /= n;
-    *L /= n;
+    return t / n;
 }
 
-static void expect_times(const struct gen *g, const struct kern *k, json_t *o, double unprof_sum)
+/* Σ over kernels of the mean pass time: the whole run's time_ms, ns. */
+static double total_time(const struct gen *g)
 {
-    double t, L;
-    pass_means(g, k, &t, &L);
+    double T = 0;
+    for (int i = 0; i < g->nkern; i++)
+        T += pass_mean_time(g, &g->k[i]);
+    return T;
+}
+
+/* time_ms and its share; launches and mean_launch_us from the launch pass
+ * (launch counts jitter between passes: the seed takes one pass's). */
+static void expect_times(const struct gen *g, const struct kern *k, json_t *o, double unprof_sum,
+                         int lp)
+{
+    double t = pass_mean_time(g, k), L = (double)launches_total(g, k, lp);
     put(o, "time_ms", t / 1e6);
+    put(o, "time_share_pct", 100 * t / total_time(g));
     put(o, "launches", L);
-    put(o, "mean_launch_us", t / 1e3 / L);
+    put(o, "mean_launch_us", (double)k->dsum[lp] / 1e3 / L);
     for (int q = 0; q < g->npass; q++) {
         char *col = xasprintf("clock_MHz_%s", g->pass[q].name);
         put(o, col, g->pass[q].dropped ? NAN : (double)k->n[C_GRBM] / N_XCC / (double)k->d * 1e3);
@@ -1152,7 +1177,6 @@ static void expect_times(const struct gen *g, const struct kern *k, json_t *o, d
         double u = (double)g->procs * (double)k->unprof_dsum;
         put(o, "unprof_time_ms", u / 1e6);
         put(o, "unprof_time_share_pct", 100 * u / unprof_sum);
-        put(o, "time_share_pct", 100 * u / unprof_sum);
     }
 }
 
@@ -1164,12 +1188,13 @@ static json_t *expect_kernels(const struct gen *g, const int *pass_of, const boo
     for (int i = 0; i < g->nkern; i++)
         unprof += (double)g->procs * (double)g->k[i].unprof_dsum;
     *useful_sum = 0;
+    int lp = launch_pass(g, pass_of, have);
     for (int i = 0; i < g->nkern; i++) {
         struct mctx m;
         kernel_ctx(g, &g->k[i], pass_of, have, &m);
         json_t *o = json_object();
         json_object_set_new(o, "kernel_full_name", json_string(g->k[i].name));
-        expect_times(g, &g->k[i], o, unprof);
+        expect_times(g, &g->k[i], o, unprof, lp);
         expect_metrics(&m, o, NAN);
         double u = json_real_value(json_object_get(o, "FP64_VALU_FLOP_useful"));
         *useful_sum += u;
@@ -1184,16 +1209,16 @@ static json_t *expect_whole(const struct gen *g, const int *pass_of, const bool 
     struct mctx m;
     whole_ctx(g, pass_of, have, &m);
     json_t *o = json_object();
-    double T = 0, L = 0;
+    int lp = launch_pass(g, pass_of, have);
+    double L = 0, TL = 0;
     for (int i = 0; i < g->nkern; i++) {
-        double t, l;
-        pass_means(g, &g->k[i], &t, &l);
-        T += t;
-        L += l;
+        L += (double)launches_total(g, &g->k[i], lp);
+        TL += (double)g->k[i].dsum[lp];
     }
-    put(o, "time_ms", T / 1e6);
+    put(o, "time_ms", total_time(g) / 1e6);
+    put(o, "time_share_pct", 100);
     put(o, "launches", L);
-    put(o, "mean_launch_us", T / 1e3 / L);
+    put(o, "mean_launch_us", TL / 1e3 / L);
     expect_metrics(&m, o, useful_sum);
     for (int q = 0; q < g->npass; q++) {
         double grbm = 0;
@@ -1209,6 +1234,7 @@ static json_t *expect_whole(const struct gen *g, const int *pass_of, const bool 
         for (int i = 0; i < g->nkern; i++)
             t += (double)g->procs * (double)g->k[i].unprof_dsum;
         put(o, "unprof_time_ms", t / 1e6);
+        put(o, "unprof_time_share_pct", 100);
     }
     return o;
 }
@@ -1228,32 +1254,42 @@ static json_t *expect_warnings(const struct gen *g)
     return w;
 }
 
-/* Power-run time shares in descending order: cumulative share per kernel
- * (top_share_pct), and the fewest kernels reaching pct (top_kernels.csv). */
-static json_t *expect_top(const struct gen *g, json_t *kernels, double pct, double *top_total)
+/* Top kernels as the seed picks them: by descending share (the power run's
+ * when there is one, else time_share_pct), the fewest reaching pct.
+ * top_share_pct is a top kernel's own share (others: empty, TOTAL 100);
+ * cum_share_pct the cumulative share in that order (TOTAL: the top's). */
+static json_t *expect_top(const struct gen *g, json_t *kernels, json_t *whole, double pct)
 {
     int n = g->nkern, *idx = xcalloc((size_t)n, sizeof(int));
-    for (int i = 0; i < n; i++)
+    double *share = xcalloc((size_t)n, sizeof(double)), all = 0;
+    for (int i = 0; i < n; i++) {
         idx[i] = i;
-    for (int i = 1; i < n; i++)            /* insertion sort by unprofiled time, descending */
-        for (int j = i; j > 0 && g->k[idx[j]].unprof_dsum > g->k[idx[j - 1]].unprof_dsum; j--) {
+        share[i] = g->power_dir ? (double)g->k[i].unprof_dsum : pass_mean_time(g, &g->k[i]);
+        all += share[i];
+    }
+    for (int i = 0; i < n; i++)
+        share[i] *= 100 / all;
+    for (int i = 1; i < n; i++)            /* insertion sort by share, descending */
+        for (int j = i; j > 0 && share[idx[j]] > share[idx[j - 1]]; j--) {
             int t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t;
         }
-    double all = 0, cum = 0;
-    for (int i = 0; i < n; i++)
-        all += (double)g->k[i].unprof_dsum;
     json_t *top = json_array();
-    *top_total = NAN;
+    double cum = 0, top_total = NAN;
     for (int r = 0; r < n; r++) {
-        cum += 100 * (double)g->k[idx[r]].unprof_dsum / all;
-        put(json_array_get(kernels, (size_t)idx[r]), "top_share_pct", cum);
-        if (isnan(*top_total)) {
+        json_t *o = json_array_get(kernels, (size_t)idx[r]);
+        cum += share[idx[r]];
+        put(o, "cum_share_pct", cum);
+        put(o, "top_share_pct", isnan(top_total) ? share[idx[r]] : NAN);
+        if (isnan(top_total)) {
             json_array_append_new(top, json_string(g->k[idx[r]].name));
             if (cum >= pct)
-                *top_total = cum;
+                top_total = cum;
         }
     }
+    put(whole, "top_share_pct", 100);
+    put(whole, "cum_share_pct", top_total);
     free(idx);
+    free(share);
     return top;
 }
 
@@ -1276,11 +1312,11 @@ static int write_expected(const struct gen *g)
     json_object_set_new(root, "processes", json_integer(g->procs));
     json_t *kernels = expect_kernels(g, pass_of, have, &useful);
     json_t *whole = expect_whole(g, pass_of, have, useful);
-    if (g->power_dir) {
-        double top_total;
-        json_object_set_new(root, "top_kernels", expect_top(g, kernels, 90.0, &top_total));
-        put(whole, "top_share_pct", top_total);
-    }
+    json_t *top = expect_top(g, kernels, whole, 90.0);
+    if (g->power_dir)
+        json_object_set_new(root, "top_kernels", top);
+    else
+        json_decref(top);
     json_object_set_new(root, "kernels", kernels);
     json_object_set_new(root, "whole_run", whole);
     json_object_set_new(root, "clock", json_pack("{s:s, s:f}", "source",

@@ -65,7 +65,7 @@ static void fx_init(struct fx *f, int nk, const char *const *names)
         ps->dur_ns = xcalloc((size_t)nk, sizeof(double));
         ps->csum = xcalloc((size_t)nk * ps->ncounters, sizeof(double));
         ps->crows = xcalloc((size_t)nk * ps->ncounters, sizeof(uint64_t));
-        f->defs[p] = (struct mx_passdef){ PASSES[p], ap->ncounters, ap->counters };
+        f->defs[p] = (struct mx_passdef){ PASSES[p], ap->ncounters, ap->counters, NULL };
     }
 }
 
@@ -242,8 +242,11 @@ static void test_per_kernel(void **st)
     NEAR(val(&f, 0, "AI_FP64"), 4.75);
     NEAR(val(&f, 0, "attainable_TFLOPs"), 4.75 * 5.3);
     NEAR(val(&f, 0, "roofline_pct"), 100 * 0.608 / (4.75 * 5.3));
-    /* both below 10% of peak: latency; B: no FLOPs, 35.6% of BW: memory */
-    assert_string_equal(lab(&f, 0, "bound"), "latency");
+    /* FP64 bound (the seed's): only the roofline side, A's 0.74% of the FP64
+     * peak < its 2.4% of the bandwidth: memory; bound_mix: both below 10%,
+     * latency. B: no FLOPs, 35.6% of BW: memory */
+    assert_string_equal(lab(&f, 0, "bound"), "memory");
+    assert_string_equal(lab(&f, 0, "bound_mix"), "latency");
     assert_string_equal(lab(&f, 1, "bound"), "memory");
     assert_string_equal(lab(&f, 1, "bound_mix"), "memory");
     assert_string_equal(lab(&f, 0, "dominant_precision"), "FP64_VALU");
@@ -251,9 +254,21 @@ static void test_per_kernel(void **st)
     assert_true(isnan(val(&f, 1, "attainable_TFLOPs_mix")) || val(&f, 1, "TFLOPs_all") == 0);
     /* per-pass clocks from GRBM */
     NEAR(val(&f, 0, "clock_MHz_03_fp16_instmix"), 1500);
-    /* time and launches: means over the 6 passes */
+    /* time: mean over the 6 passes; launches and their mean duration from
+     * the pass collecting SQ_WAVE_CYCLES (04_cu_util: 13 launches, DA(3)) */
     NEAR(val(&f, 0, "time_ms"), (6e6 + 1.5e6) / 6 / 1e6);
-    NEAR(val(&f, 0, "launches"), (10 + 11 + 12 + 13 + 14 + 15) / 6.0);
+    NEAR(val(&f, 0, "launches"), 13);
+    assert_int_equal(mx_cell_kind(&f.res, 0, mx_metric_index(f.ap, "launches")), MX_CELL_INT);
+    NEAR(val(&f, 0, "mean_launch_us"), DA(3) / 13 / 1000);
+    /* eff_clock_MHz: the first pass's GRBM_GUI_ACTIVE / 8 */
+    NEAR(val(&f, 0, "eff_clock_MHz"), 1500);
+    /* no low-precision pass: TFLOPs_lowp_MFMA is the integer 0 (the seed's
+     * empty sum), the FLOP counts "nan" */
+    int lp = mx_metric_index(f.ap, "TFLOPs_lowp_MFMA"), bf = mx_metric_index(f.ap, "BF16_MFMA_FLOP");
+    NEAR(val(&f, 0, "TFLOPs_lowp_MFMA"), 0);
+    assert_int_equal(mx_cell_kind(&f.res, 0, lp), MX_CELL_INT);
+    assert_true(isnan(mx_value(&f.res, 0, bf)));
+    assert_int_equal(mx_cell_kind(&f.res, 0, bf), MX_CELL_NUM);
     assert_false(has_warning(&f.res, "physical", NULL));
     fx_free(&f);
 }
@@ -281,18 +296,38 @@ static void test_whole_run(void **st)
     NEAR(val(&f, T, "read_BW_TBps"), (128 * DA(4) + 1440 * DB(4)) / (DA(4) + DB(4)) / 1000);
     NEAR(val(&f, T, "write_BW_TBps"), 448 * DB(5) / (DA(5) + DB(5)) / 1000);
     NEAR(val(&f, T, "time_ms"), (6e6 + 1.5e6) / 6 / 1e6 + (3e6 + 0.5e6 * 4.5) / 6 / 1e6);
-    NEAR(val(&f, T, "launches"), (75 + 105) / 6.0);
-    /* max waves and occupancy of max do not apply to TOTAL */
-    assert_true(isnan(val(&f, T, "max_waves_CU")));
-    assert_true(isnan(val(&f, T, "Occupancy_of_max_pct")));
+    /* launches of pass 04_cu_util: 13 + 17; their time DA(3) + DB(3) */
+    NEAR(val(&f, T, "launches"), 30);
+    NEAR(val(&f, T, "mean_launch_us"), (DA(3) + DB(3)) / 30 / 1000);
+    /* the seed's whole-run limit: the kernels' limits (A 32, B 16 waves)
+     * weighted by their time in the launch pass, and occupancy against it
+     * (A 8, B 4 waves/CU over pass 4) */
+    double wl = (32 * DA(3) + 16 * DB(3)) / (DA(3) + DB(3));
+    double wv = (8 * DA(3) + 4 * DB(3)) / (DA(3) + DB(3));
+    NEAR(val(&f, T, "max_waves_CU"), wl);
+    NEAR(val(&f, T, "Occupancy_of_max_pct"), 100 * wv / wl);
+    int mw = mx_metric_index(f.ap, "max_waves_CU");
+    assert_int_equal(mx_cell_kind(&f.res, 0, mw), MX_CELL_INT);   /* 32 */
+    assert_int_equal(mx_cell_kind(&f.res, T, mw), MX_CELL_NUM);   /* a weighted mean */
     /* time shares from the passes (no power run) and top kernels */
     double ta = 7.5e6 / 6, tb = 5.25e6 / 6;
     NEAR(val(&f, 0, "time_share_pct"), 100 * ta / (ta + tb));
     NEAR(val(&f, T, "time_share_pct"), 100);
     assert_int_equal(f.res.order[0], 0);
+    assert_int_equal(f.res.by_time[0], 0);
     assert_int_equal(f.res.ntop, 2);   /* A alone is 58.8% < 90% */
-    NEAR(val(&f, 1, "top_share_pct"), 100);
+    /* top_share_pct: each top kernel's own share, 100 on TOTAL; the
+     * cumulative one is cum_share_pct */
+    NEAR(val(&f, 0, "top_share_pct"), 100 * ta / (ta + tb));
+    NEAR(val(&f, 1, "top_share_pct"), 100 * tb / (ta + tb));
+    NEAR(val(&f, T, "top_share_pct"), 100);
+    NEAR(val(&f, 0, "cum_share_pct"), 100 * ta / (ta + tb));
+    NEAR(val(&f, 1, "cum_share_pct"), 100);
+    NEAR(val(&f, T, "cum_share_pct"), 100);
+    /* GPU busy: TOTAL only (empty on kernels), and no power run: empty */
     assert_true(isnan(val(&f, T, "GPU_busy_pct")));
+    assert_int_equal(mx_cell_kind(&f.res, 0, mx_metric_index(f.ap, "GPU_busy_pct")), MX_CELL_EMPTY);
+    assert_int_equal(mx_cell_kind(&f.res, T, mx_metric_index(f.ap, "GPU_busy_pct")), MX_CELL_EMPTY);
     fx_free(&f);
 }
 
@@ -307,12 +342,8 @@ static void test_fallback_clock(void **st)
     NEAR(val(&f, 0, "clock_MHz_used"), 1500);
     NEAR(val(&f, 1, "clock_MHz_used"), 1800);
     NEAR(val(&f, 1, "CU_busy_frac"), 0.9 * 1500 / 1800);
-    /* TOTAL: GRBM pooled over all passes */
-    double num = 0, den = 0;
-    for (int p = 0; p < 6; p++) {
-        num += 8 * CYC * DA(p) + 8 * 1.8 * DB(p);
-        den += DA(p) + DB(p);
-    }
+    /* TOTAL: the first pass's GRBM (eff_clock_MHz), over both kernels */
+    double num = 8 * CYC * DA(0) + 8 * 1.8 * DB(0), den = DA(0) + DB(0);
     NEAR(val(&f, 2, "clock_MHz_used"), 1000 * num / den / 8);
     assert_true(has_warning(&f.res, "GRBM", "fallback"));
     assert_int_equal(f.res.clock_src, MX_CLOCK_FALLBACK);
@@ -414,12 +445,12 @@ static void test_instrumented_pass(void **st)
     assert_true(f.res.pass[0].instrumented);
     assert_false(f.res.pass[1].instrumented);
     NEAR(f.res.pass[0].slowdown, 15 * (DA(0) + DB(0)) / (a0 + b0));
-    double tmin = INFINITY, tmax = 0, tsum = 0;
+    double tmin = INFINITY, tmax = 0;
     for (int p = 1; p < 6; p++) {
         double t = DA(p) + DB(p);
-        tmin = fmin(tmin, t), tmax = fmax(tmax, t), tsum += t;
+        tmin = fmin(tmin, t), tmax = fmax(tmax, t);
     }
-    NEAR(f.res.time_spread_pct, 100 * (tmax - tmin) / (tsum / 5));
+    NEAR(f.res.time_spread_pct, 100 * (tmax - tmin) / tmin);   /* the seed's: / min */
     assert_false(has_warning(&f.res, "instrumented", NULL));
     fx_free(&f);
 
@@ -482,13 +513,17 @@ static void test_top_n_and_labels(void **st)
     assert_string_equal(lab(&f, 0, "bound"), "compute");
     assert_string_equal(lab(&f, 0, "bound_mix"), "compute");
     assert_int_equal(f.res.ntop, 1);
-    NEAR(val(&f, 2, "top_share_pct"), val(&f, 0, "time_share_pct"));
+    NEAR(val(&f, 0, "top_share_pct"), val(&f, 0, "time_share_pct"));
+    NEAR(val(&f, 2, "cum_share_pct"), val(&f, 0, "time_share_pct"));
+    assert_int_equal(mx_cell_kind(&f.res, 1, mx_metric_index(f.ap, "top_share_pct")), MX_CELL_EMPTY);
     mx_release(&f.res);
-    /* --latency-pct 50: A is under 50% of both peaks */
+    /* --latency-pct 50: A is under 50% of both peaks; the FP64 bound has no
+     * latency label */
     o.top_n = 0;
     o.latency_pct = 50;
     assert_int_equal(mx_compute(&f.res, f.ap, &f.run, NULL, f.defs, 6, &o), 0);
-    assert_string_equal(lab(&f, 0, "bound"), "latency");
+    assert_string_equal(lab(&f, 0, "bound_mix"), "latency");
+    assert_string_equal(lab(&f, 0, "bound"), "compute");
     fx_free(&f);
 }
 

@@ -130,9 +130,10 @@ static void test_clock_per_node(void **st)
     char *root = xasprintf("%s/ktrace_app", dir);
     double mhz;
     uint64_t n;
-    assert_int_equal(mx_sampled_clock_nodes(f, 2, &pw, root, &mhz, &n), 0);
-    assert_int_equal(n, 2);                          /* one in-kernel sample per node */
-    assert_true(fabs(mhz - 1500) < 1e-9);
+    struct mx_clock_stats cs;
+    assert_int_equal(mx_sampled_clock_nodes(f, 2, &pw, root, &cs), 0);
+    assert_int_equal(cs.samples_running, 2);         /* one in-kernel sample per node */
+    assert_true(fabs(cs.mean - 1500) < 1e-9);
     /* the union over both nodes (what a single window would do) also takes
      * each node's sample at the other node's kernel time */
     assert_int_equal(mx_sampled_clock(f, 2, pw.busy_iv, pw.nbusy_iv, &mhz, &n), 0);
@@ -157,11 +158,11 @@ static void test_clock_flat(void **st)
     char *f[2] = { xasprintf("%s/profiling_result_app_0.csv", dir), NULL };
     assert_null(rp_telem_node(f[0]));
     char *root = xasprintf("%s/ktrace_app", dir);
-    double mhz;
-    uint64_t n;
-    assert_int_equal(mx_sampled_clock_nodes(f, 1, &pw, root, &mhz, &n), 0);
-    assert_int_equal(n, 1);
-    assert_true(fabs(mhz - 1700) < 1e-9);
+    struct mx_clock_stats cs;
+    assert_int_equal(mx_sampled_clock_nodes(f, 1, &pw, root, &cs), 0);
+    assert_int_equal(cs.samples_running, 1);
+    assert_int_equal(cs.samples_total, 2);
+    assert_true(fabs(cs.mean - 1700) < 1e-9);
     free(root), free(f[0]);
     rp_power_release(&pw);
     intern_release(&names);
@@ -180,11 +181,10 @@ static void test_clock_node_without_trace(void **st)
     char *f[3] = { xasprintf("%s/profiling_result_app_nid001_0.csv", dir),
                    xasprintf("%s/profiling_result_app_nid002_0.csv", dir), NULL };
     char *root = xasprintf("%s/ktrace_app", dir);
-    double mhz;
-    uint64_t n;
-    assert_int_equal(mx_sampled_clock_nodes(f, 2, &pw, root, &mhz, &n), 0);
-    assert_int_equal(n, 1);
-    assert_true(fabs(mhz - 1800) < 1e-9);
+    struct mx_clock_stats cs;
+    assert_int_equal(mx_sampled_clock_nodes(f, 2, &pw, root, &cs), 0);
+    assert_int_equal(cs.samples_running, 1);
+    assert_true(fabs(cs.mean - 1800) < 1e-9);
     free(root), free(f[0]), free(f[1]);
     rp_power_release(&pw);
     intern_release(&names);
