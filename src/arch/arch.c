@@ -519,6 +519,47 @@ static int load_checks(struct ld *l, json_t *a)
     return 0;
 }
 
+bool arch_double_format(const char *f)
+{
+    if (*f++ != '%')
+        return false;
+    if (*f == '.')
+        f++;
+    while (*f >= '0' && *f <= '9')
+        f++;
+    return (*f == 'f' || *f == 'e' || *f == 'g') && f[1] == '\0';
+}
+
+static int load_report(struct ld *l, json_t *a)
+{
+    struct arch_profile *ap = l->ap;
+    if (!a)
+        return 0;
+    if (!json_is_array(a))
+        return lerr(l, "report_whole_run", "expected an array of {label, metric, unit, format}");
+    ap->report = xcalloc(json_array_size(a) + 1, sizeof(*ap->report));
+    size_t i;
+    json_t *r;
+    json_array_foreach(a, i, r) {
+        char path[64];
+        snprintf(path, sizeof(path), "report_whole_run[%zu]", i);
+        const char *label = str_at(r, "label"), *metric = str_at(r, "metric");
+        const char *unit = str_at(r, "unit"), *fmt = str_at(r, "format");
+        int m = -1;
+        for (int k = 0; metric && k < ap->nmetrics && m < 0; k++)
+            if (!strcmp(ap->metrics[k].name, metric))
+                m = k;
+        if (!label || m < 0)
+            return lerr(l, path, "expected \"label\" and \"metric\" (a metric of this profile)");
+        if (ap->metrics[m].label == AL_NONE && (!fmt || !arch_double_format(fmt)))
+            return lerr(l, path, "format: expected a printf conversion of one number (%%.1f, "
+                        "%%.3e, %%g)");
+        ap->report[ap->nreport++] = (struct arch_report_row){ xstrdup(label),
+            xstrdup(unit ? unit : ""), xstrdup(fmt ? fmt : "%g"), m };
+    }
+    return 0;
+}
+
 static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
 {
     struct arch_profile *ap = l->ap;
@@ -547,7 +588,8 @@ static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
         return lerr(l, "launch_counter", "expected a counter name");
     ap->launch_counter = lc ? xstrdup(json_string_value(lc)) : NULL;
     return load_metrics(l, json_object_get(root, "metrics"), pn, np) < 0 ||
-           load_checks(l, json_object_get(root, "checks")) < 0 ? -1 : 0;
+           load_checks(l, json_object_get(root, "checks")) < 0 ||
+           load_report(l, json_object_get(root, "report_whole_run")) < 0 ? -1 : 0;
 }
 
 struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses)
@@ -707,6 +749,12 @@ void arch_free(struct arch_profile *ap)
     }
     free(ap->passes);
     free(ap->launch_counter);
+    for (int i = 0; i < ap->nreport; i++) {
+        free(ap->report[i].label);
+        free(ap->report[i].unit);
+        free(ap->report[i].fmt);
+    }
+    free(ap->report);
     for (int i = 0; i < ap->nsets; i++)
         strv_free_n(ap->set_passes[i], ap->set_len[i]);
     strv_free_n(ap->set_names, ap->nsets);

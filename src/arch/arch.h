@@ -90,6 +90,15 @@ struct arch_check {
     struct ex_node *ok, *value;
 };
 
+/* One row of report.md's whole-run table (the seed's labels and units).
+ * label and unit may hold {NAME} or {NAME:%.1f}: a constant, a metric's
+ * TOTAL value, or launch_pass (report writer). fmt: a printf conversion of
+ * one double ("%.1f", "%.3e", "%g"); a label metric is written as text. */
+struct arch_report_row {
+    char *label, *unit, *fmt;
+    int metric;                 /* index in metrics */
+};
+
 struct arch_profile {
     char *path, *arch, *vendor, *product;
     int nconsts; struct arch_const *consts;
@@ -108,6 +117,8 @@ struct arch_profile {
      * that collects it (the seed: SQ_WAVE_CYCLES, pass 04_cu_util); NULL or
      * not collected: the first pass with data. */
     char *launch_counter;
+    /* report_whole_run: report.md's whole-run rows; 0 = every visible metric */
+    int nreport; struct arch_report_row *report;
 };
 
 /* True when counter is collected by code patching (instrumented_counters). */
@@ -153,6 +164,8 @@ double arch_const(const struct arch_profile *ap, const char *name);
 /* Overrides a plain constant (e.g. from agent_info) and re-evaluates the
  * constants defined by expressions. source is kept for the report. */
 int arch_set_const(struct arch_profile *ap, const char *name, double v, const char *source);
+/* True for a printf conversion of one double: %[.digits](f|e|g). */
+bool arch_double_format(const char *f);
 /* Block of a counter name: the text before the first '_' (NULL if none). */
 int arch_block_limit(const struct arch_profile *ap, const char *counter);
 

@@ -50,9 +50,10 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
 const char *wr_cell_text(const struct mx_result *res, uint32_t r, int m, char *buf);
 /* CSV field, quoted when it holds ',', '"', CR or LF ('"' doubled). */
 void wr_csv_field(FILE *fp, const char *s);
-/* Top-kernel columns: header, metric name (NULL: special), definition. */
+/* Top-kernel columns: header, metric name (NULL: special), definition, and
+ * the seed's number format in report.md (NULL: text). */
 struct wr_topcol {
-    const char *head, *metric, *def;
+    const char *head, *metric, *def, *fmt;
 };
 extern const struct wr_topcol wr_topcols[];
 extern const size_t wr_ntopcols;

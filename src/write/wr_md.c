@@ -1,14 +1,20 @@
-/* wr_md.c - report.md: what was analyzed, the clock and its source, the
- * whole-run table (every visible metric with unit and definition), the top
- * kernels (--top rows) with each column defined, per-pass checks, constants
- * that came from agent_info, and the warnings ("none" when none). Paths are
- * printed as given so a test can normalize them. */
+/* wr_md.c - report.md. First the seed's report, section by section and with
+ * its labels, units, columns and number formats (tests/fixtures/
+ * seed-reference: seed-output/analysis/report.md): the title and Source line,
+ * "Whole run" (the clock used, then the profile's report_whole_run rows),
+ * "Power run kernel trace", "Top N kernels by GPU time" (--top rows by
+ * counter-pass time), "Kernels covering P% of GPU time" (top_kernels.csv),
+ * "Data checks" and **Warnings:**. Then benchrun's own sections: the inputs,
+ * every metric with its definition, per-pass details and the constants taken
+ * from agent_info. Paths are printed as given so a test can normalize them. */
 #include "write/analysis.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Markdown table cell: '|' escaped, newlines as spaces. */
@@ -36,6 +42,38 @@ static const char *num(double v, char *b)
     return b;
 }
 
+/* A number in the seed's format ("%.1f", "%.3e": one double), "-" when
+ * missing; b holds 64 bytes. */
+static const char *fnum(double v, const char *fmt, char *b)
+{
+    if (!isfinite(v))
+        return strcpy(b, "-");
+    if (!arch_double_format(fmt))
+        fmt = "%g";
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(b, 64, fmt, v);   /* checked above: one conversion of a double */
+#pragma GCC diagnostic pop
+    return b;
+}
+
+static double total(const struct mx_result *res, const char *metric)
+{
+    return mx_value(res, res->nk, mx_metric_index(res->ap, metric));
+}
+
+/* Metric m of row r in format fmt; label metrics as text ("-" when none). */
+static void fcell(FILE *fp, const struct mx_result *res, uint32_t r, int m, const char *fmt)
+{
+    char b[64];
+    if (m >= 0 && res->ap->metrics[m].label != AL_NONE) {
+        const char *l = mx_label(res, r, m);
+        md(fp, l ? l : "");
+        return;
+    }
+    fputs(fnum(mx_value(res, r, m), fmt ? fmt : "%g", b), fp);
+}
+
 static void mcell(FILE *fp, const struct mx_result *res, uint32_t r, const char *metric)
 {
     char b[32];
@@ -46,10 +84,258 @@ static void mcell(FILE *fp, const struct mx_result *res, uint32_t r, const char 
         fputs(num(mx_value(res, r, m), b), fp);
 }
 
-static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+/* Expands {NAME} / {NAME:%.1f} in a label: a constant, a metric's TOTAL
+ * value, launch_pass (1-based) or latency_pct. */
+static char *expand(const char *t, const struct mx_result *res, const struct wr_info *in)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    for (const char *p = t; *p;) {
+        const char *e = *p == '{' ? strchr(p, '}') : NULL;
+        if (!e) {
+            sb_addc(&sb, *p++);
+            continue;
+        }
+        char name[64], fmt[16] = "%g";
+        size_t n = (size_t)(e - p - 1);
+        snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), p + 1);
+        char *colon = strchr(name, ':');
+        if (colon) {
+            snprintf(fmt, sizeof(fmt), "%s", colon + 1);
+            *colon = '\0';
+        }
+        double v = !strcmp(name, "launch_pass") ? (double)res->launch_pass + 1
+                 : !strcmp(name, "latency_pct") ? in->latency_pct
+                 : arch_const_index(res->ap, name) >= 0 ? arch_const(res->ap, name)
+                 : total(res, name);
+        char b[64];
+        sb_adds(&sb, fnum(res->launch_pass == UINT32_MAX && !strcmp(name, "launch_pass") ? NAN : v,
+                          arch_double_format(fmt) ? fmt : "%g", b));
+        p = e + 1;
+    }
+    return sb_detach(&sb);
+}
+
+/* ---- the seed's sections ---------------------------------------------------- */
+
+static void title(FILE *fp, const struct wr_info *in)
+{
+    const char *base = strrchr(in->pmc_dir, '/') ? strrchr(in->pmc_dir, '/') + 1 : in->pmc_dir;
+    fprintf(fp, "# PMC Analysis: %s\n\n", base);
+    fprintf(fp, "Source: `%s`. Formulas: `docs/metrics.md` (`benchrun doc metrics`). Full per-kernel "
+                "table: `per_kernel_metrics.csv`.\n\n", in->pmc_dir);
+}
+
+static void clock_line(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    char b[3][32];
+    fputs("Utilisation denominators (CU, VALU, SALU, MFMA busy, occupancy) use ", fp);
+    if (res->clock_src == MX_CLOCK_FALLBACK) {
+        fprintf(fp, "each kernel's own clock (%s).\n\n", wr_clock_source(res->clock_src));
+        return;
+    }
+    fprintf(fp, "kernel time x %.0f MHz (%s)", res->clock_mhz, wr_clock_source(res->clock_src));
+    const struct mx_clock_stats *c = &in->clock;
+    if (in->sampled && c->samples_running)
+        fprintf(fp, "; %llu of %llu samples, median %s, p5-p95 %s-%s MHz",
+                (unsigned long long)c->samples_running, (unsigned long long)c->samples_total,
+                fnum(c->median, "%.0f", b[0]), fnum(c->p5, "%.0f", b[1]), fnum(c->p95, "%.0f", b[2]));
+    fputs(".\n\n", fp);
+}
+
+/* The profile's report rows; without them every visible metric by name. */
+static void whole(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    const struct arch_profile *ap = res->ap;
+    fputs("## Whole run\n\n", fp);
+    clock_line(fp, res, in);
+    fputs("| Metric | Value | Unit |\n|---|---|---|\n", fp);
+    for (int i = 0; i < ap->nreport; i++) {
+        const struct arch_report_row *rr = &ap->report[i];
+        char *label = expand(rr->label, res, in), *unit = expand(rr->unit, res, in);
+        fputs("| ", fp);
+        md(fp, label);
+        fputs(" | ", fp);
+        fcell(fp, res, res->nk, rr->metric, rr->fmt);
+        fputs(" | ", fp);
+        md(fp, unit);
+        fputs(" |\n", fp);
+        free(label);
+        free(unit);
+    }
+    for (int m = 0; !ap->nreport && m < ap->nmetrics; m++) {
+        if (ap->metrics[m].hidden)
+            continue;
+        fprintf(fp, "| %s | ", ap->metrics[m].name);
+        mcell(fp, res, res->nk, ap->metrics[m].name);
+        fprintf(fp, " | %s |\n", ap->metrics[m].unit);
+    }
+    fputc('\n', fp);
+}
+
+static void power(FILE *fp, const struct wr_info *in)
+{
+    const struct rp_power *pw = in->power;
+    if (!pw)
+        return;
+    double span, busy;
+    wr_power_spans(pw, &span, &busy);
+    fprintf(fp, "## Power run kernel trace\n\n- File: `%s`\n", in->power_path);
+    fprintf(fp, "- Trace files: %u, GPUs: %u, kernel launches: %llu\n", pw->nfiles, pw->ngpus,
+            (unsigned long long)pw->dispatches);
+    fprintf(fp, "- First kernel start to last kernel end: %.3f s\n", span);
+    fprintf(fp, "- GPU running at least one kernel: %.3f s per GPU (%.1f%% mean; per GPU [", busy,
+            rp_power_busy_pct(pw));
+    for (uint32_t g = 0; g < pw->ngpus; g++)
+        fprintf(fp, "%s%.1f", g ? ", " : "", rp_gpu_busy_pct(&pw->gpu[g]));
+    fprintf(fp, "])\n- Sum of kernel times (overlaps counted twice): %.3f s\n\n",
+            pw->dur_ns_total / 1e9);
+}
+
+/* The seed's "Top N kernels by GPU time": counter-pass order. */
+static const struct {
+    const char *head, *metric, *fmt;
+} topn_cols[] = {
+    { "time %", "time_share_pct", "%.1f" }, { "launches", "launches", "%.0f" },
+    { "us/launch", "mean_launch_us", "%.1f" }, { "CU busy", "CU_busy_frac", "%.2f" },
+    { "VALU busy %", "VALUBusy_pct", "%.1f" }, { "thr/{WAVE}", "VALU_threads", "%.1f" },
+    { "waves/CU", "waves_per_CU", "%.1f" }, { "max", "max_waves_CU", "%.0f" },
+    { "% of max", "Occupancy_of_max_pct", "%.0f" }, { "issue %", "Wave_issue_pct", "%.1f" },
+    { "FP64 TF/s", "TFLOPs_FP64_VALU", "%.2f" }, { "useful TF/s", "TFLOPs_FP64_VALU_useful", "%.2f" },
+    { "% peak", "FP64_VALU_peak_pct", "%.1f" }, { "rd TB/s", "read_BW_TBps", "%.2f" },
+    { "wr TB/s", "write_BW_TBps", "%.2f" }, { "atomic %", "atomic_req_pct", "%.0f" },
+    { "FLOP/B", "AI_FP64", "%.2f" }, { "% roofline", "roofline_pct", "%.0f" },
+};
+enum { NTOPN = sizeof(topn_cols) / sizeof(topn_cols[0]) };
+
+static void top_n(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    uint32_t rows = res->nk < (uint32_t)in->top_rows ? res->nk : (uint32_t)in->top_rows;
+    fprintf(fp, "## Top %d kernels by GPU time\n\n| Kernel |", in->top_rows);
+    for (int c = 0; c < NTOPN; c++) {
+        char *h = expand(topn_cols[c].head, res, in);
+        fprintf(fp, " %s |", h);
+        free(h);
+    }
+    fputs("\n|---|", fp);
+    for (int c = 0; c < NTOPN; c++)
+        fputs("---|", fp);
+    fputc('\n', fp);
+    for (uint32_t i = 0; i < rows; i++) {
+        uint32_t r = res->by_time[i];
+        fputs("| ", fp);
+        md(fp, res->shortname[r]);
+        for (int c = 0; c < NTOPN; c++) {
+            fputs(" | ", fp);
+            fcell(fp, res, r, mx_metric_index(res->ap, topn_cols[c].metric), topn_cols[c].fmt);
+        }
+        fputs(" |\n", fp);
+    }
+    if (rows < res->nk) {
+        double rest = 0;
+        int ms = mx_metric_index(res->ap, "time_share_pct");
+        for (uint32_t i = rows; i < res->nk; i++)
+            rest += mx_value(res, res->by_time[i], ms);
+        fprintf(fp, "\n%u more kernels: %.1f%% of GPU time.\n", res->nk - rows, rest);
+    }
+    char *legend = expand(
+        "\nColumns: `thr/{WAVE}` threads active per vector instruction; `max` the kernel's own "
+        "waves/CU limit from registers and LDS; `issue %` share of a wave's resident time spent "
+        "issuing; `FP64 TF/s` issued (all {WAVE} lanes); `useful TF/s` issued x thread utilisation; "
+        "`% peak` FP64 issued FLOP/s as % of {PEAK_FP64_VALU} TFLOP/s; `rd/wr TB/s` L2 -> memory "
+        "traffic (upper bound on HBM); `atomic %` share of write requests.\n\n", res, in);
+    fputs(legend, fp);
+    free(legend);
+}
+
+/* The seed's "Kernels covering P% of GPU time": top_kernels.csv's rows. */
+static void covering(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    if (in->top_n > 0)
+        fprintf(fp, "## The %d largest kernels by GPU time\n\n", in->top_n);
+    else
+        fprintf(fp, "## Kernels covering %g%% of GPU time\n\n", in->time_pct);
+    fprintf(fp, "%u of %u kernels cover %.1f%% of GPU time (time share from the %s). Also in "
+            "`top_kernels.csv`.\n\n|", res->ntop, res->nk, total(res, "cum_share_pct"),
+            res->share_from_power ? "unprofiled power run" : "counter passes");
+    for (size_t c = 0; c + 1 < wr_ntopcols; c++)
+        fprintf(fp, " %s |", c ? wr_topcols[c].head : "Kernel");
+    fputs("\n|", fp);
+    for (size_t c = 0; c + 1 < wr_ntopcols; c++)
+        fputs("---|", fp);
+    fputc('\n', fp);
+    for (uint32_t i = 0; i <= res->ntop; i++) {
+        uint32_t r = i < res->ntop ? res->order[i] : res->nk;
+        fputs("| ", fp);
+        md(fp, r == res->nk ? "TOTAL" : res->shortname[r]);
+        for (size_t c = 1; c + 1 < wr_ntopcols; c++) {
+            fputs(" | ", fp);
+            if (r == res->nk && !strcmp(wr_topcols[c].metric, "cum_share_pct"))
+                fputc('-', fp);
+            else
+                fcell(fp, res, r, mx_metric_index(res->ap, wr_topcols[c].metric), wr_topcols[c].fmt);
+        }
+        fputs(" |\n", fp);
+    }
+    char *legend = expand(
+        "\nColumns: `CU util` SQ_BUSY_CU_CYCLES share; `VALU busy` share of CU cycles issuing "
+        "vector instructions; `VALU lanes` share of the {WAVE} lanes active per vector instruction; "
+        "`MFMA util` matrix-core busy share; FLOP rates are achieved TFLOP/s (INT8 as TOP/s) over "
+        "the kernel's own time; `FP64 useful` = issued x lanes active; `low-prec MFMA` = "
+        "BF16+FP16+FP8+INT8 matrix; `dominant` = precision using the largest share of its peak; "
+        "`peak TF/s` = peak for this kernel's precision mix (total FLOP/s / sum of achieved/peak "
+        "per precision); `compute %` = sum of achieved/peak per precision; `BW util` = (read+write) "
+        "/ {PEAK_MEM_BW} TB/s (L2 -> memory traffic, an upper bound on HBM); `FLOP/B` = all FLOPs "
+        "per byte; `ridge` = `peak TF/s` / {PEAK_MEM_BW}; `max TF/s` = roofline ceiling at this "
+        "intensity, min(peak, FLOP/B x {PEAK_MEM_BW}); `max TB/s` = min({PEAK_MEM_BW}, peak / "
+        "FLOP/B); `bound` = latency if both `compute %` and `BW util` are below {latency_pct}% "
+        "(near neither ceiling: too little parallel work, or waves waiting on dependent memory "
+        "accesses), otherwise compute if FLOP/B >= ridge (equivalently `compute %` > `BW util`), "
+        "else memory. Kernels with no FLOPs have no ceiling (`-`).\n\n", res, in);
+    fputs(legend, fp);
+    free(legend);
+}
+
+static void data_checks(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    char b[5][64];
+    fputs("## Data checks\n\n| Pass | Files / GPUs | Launches | Missing counters (launches, % "
+          "time) | Kernel time (s) | GRBM_GUI_ACTIVE clock (MHz) | GUI cycles outside kernel time "
+          "| App time (s) |\n|---|---|---|---|---|---|---|---|\n", fp);
+    for (uint32_t p = 0; p < res->npasses; p++) {
+        const struct mx_pass *mp = &res->pass[p];
+        const struct rp_pass *ps = p < in->run->npasses ? &in->run->passes[p] : NULL;
+        fprintf(fp, "| %s | ", mp->name);
+        if (!mp->present || !ps) {
+            fputs("0 / 0 | 0 | - | - | - | - | - |\n", fp);
+            continue;
+        }
+        fprintf(fp, "%u / %u | %llu | %llu, %s%% | %s | %s | %s%% | %s |\n", ps->nsets, ps->ngpus,
+                (unsigned long long)ps->launches_total, (unsigned long long)ps->uncounted_launches,
+                fnum(mp->uncounted_pct, "%.3f", b[0]), fnum(ps->dur_ns_total / 1e9, "%.3f", b[1]),
+                fnum(mp->eff_clock_MHz, "%.0f", b[2]), fnum(mp->gui_excess_pct, "%.1f", b[3]),
+                fnum(mp->perf_s, "%.2f", b[4]));
+    }
+    fprintf(fp, "\nKernel time spread across passes: %s%%.\n\n",
+            fnum(res->time_spread_pct, "%.2f", b[0]));
+}
+
+static void warnings(FILE *fp, const struct mx_result *res)
+{
+    fputs("**Warnings:**\n\n", fp);
+    if (!res->nwarn)
+        fputs("- none\n", fp);
+    for (size_t i = 0; i < res->nwarn; i++)
+        fprintf(fp, "- %s\n", res->warn[i]);
+    fputc('\n', fp);
+}
+
+/* ---- benchrun's sections ---------------------------------------------------- */
+
+static void inputs(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     char b[32];
-    fprintf(fp, "# benchrun analyze\n\n");
+    fputs("## benchrun: inputs\n\n", fp);
     fprintf(fp, "- pmc run: `%s`\n", in->pmc_dir);
     fprintf(fp, "- arch: %s (%s), profile `%s`, chosen by %s\n", res->ap->arch, res->ap->product,
             res->ap->path, in->arch_source ? in->arch_source : "default");
@@ -59,13 +345,13 @@ static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in
             num(res->clock_mhz, b), wr_clock_source(res));
     if (res->clock_src == MX_CLOCK_SAMPLED)
         fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock.samples_running);
-    fprintf(fp, "\n- kernels: %u; time shares from the %s\n\n", res->nk,
+    fprintf(fp, "\n- kernels: %u; top kernels by the %s time share\n\n", res->nk,
             res->share_from_power ? "power-run kernel trace" : "counter passes");
 }
 
-static void whole(FILE *fp, const struct mx_result *res)
+static void all_metrics(FILE *fp, const struct mx_result *res)
 {
-    fprintf(fp, "## Whole run\n\n| metric | value | unit | definition |\n|---|---|---|---|\n");
+    fprintf(fp, "## benchrun: every metric (whole run)\n\n| metric | value | unit | definition |\n|---|---|---|---|\n");
     for (int m = 0; m < res->ap->nmetrics; m++) {
         const struct arch_metric *am = &res->ap->metrics[m];
         if (am->hidden)
@@ -76,44 +362,7 @@ static void whole(FILE *fp, const struct mx_result *res)
         md(fp, am->desc);
         fputs(" |\n", fp);
     }
-    fputc('\n', fp);
-}
-
-static void top_row(FILE *fp, const struct mx_result *res, uint32_t r)
-{
-    bool tot = r == res->nk;
-    fputc('|', fp);
-    for (size_t c = 0; c + 1 < wr_ntopcols; c++) {
-        fputc(' ', fp);
-        if (!wr_topcols[c].metric)
-            md(fp, tot ? "TOTAL" : res->shortname[r]);
-        else
-            mcell(fp, res, r, wr_topcols[c].metric);
-        fputs(" |", fp);
-    }
-    fputc('\n', fp);
-}
-
-static void top(FILE *fp, const struct mx_result *res, const struct wr_info *in)
-{
-    uint32_t rows = res->ntop < (uint32_t)in->top_rows ? res->ntop : (uint32_t)in->top_rows;
-    fprintf(fp, "## Top kernels\n\n%u kernel(s) cover ", res->ntop);
-    if (in->top_n > 0)
-        fprintf(fp, "the --top-n %d", in->top_n);
-    else
-        fprintf(fp, "--time-pct %g%%", in->time_pct);
-    fprintf(fp, " of GPU time; %u shown (--top %d). Full list: per_kernel_metrics.csv.\n\n|",
-            rows, in->top_rows);
-    for (size_t c = 0; c + 1 < wr_ntopcols; c++)
-        fprintf(fp, " %s |", wr_topcols[c].head);
-    fputs("\n|", fp);
-    for (size_t c = 0; c + 1 < wr_ntopcols; c++)
-        fputs("---|", fp);
-    fputc('\n', fp);
-    for (uint32_t i = 0; i < rows; i++)
-        top_row(fp, res, res->order[i]);
-    top_row(fp, res, res->nk);
-    fputs("\nColumns:\n\n", fp);
+    fputs("\nTop-kernel columns (top_kernels.csv):\n\n", fp);
     for (size_t c = 0; c < wr_ntopcols; c++)
         fprintf(fp, "- **%s**: %s\n", wr_topcols[c].head, wr_topcols[c].def);
     fputc('\n', fp);
@@ -122,30 +371,25 @@ static void top(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 static void passes(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     char b[5][32], present[64];
-    fprintf(fp, "## Per-pass checks\n\nKernel time spread across passes: %s%%\n\n",
-            num(res->time_spread_pct, b[0]));
+    fprintf(fp, "## benchrun: per-pass details\n\n");
     fprintf(fp, "| pass | present | kernel time ms | launches | eff clock MHz | time without counters %% "
-                "| lost launches | truncated lines |%s\n|---|---|---|---|---|---|---|---|%s\n",
-            in->perf_regex ? " perf |" : "", in->perf_regex ? "---|" : "");
+                "| lost launches | truncated lines | perf |\n|---|---|---|---|---|---|---|---|---|\n");
     for (uint32_t p = 0; p < res->npasses; p++) {
         const struct mx_pass *mp = &res->pass[p];
         snprintf(present, sizeof(present), "%s", mp->present ? "yes" : "no");
         if (mp->present && mp->instrumented)   /* its rates use the other passes' time */
             snprintf(present, sizeof(present), "yes (instrumented: kernels %.3gx slower)",
                      mp->slowdown);
-        fprintf(fp, "| %s | %s | %s | %s | %s | %s | %llu | %llu |", mp->name,
+        fprintf(fp, "| %s | %s | %s | %s | %s | %s | %llu | %llu | ", mp->name,
                 present, num(mp->present ? mp->time_ms : NAN, b[0]),
                 num(mp->present ? mp->launches : NAN, b[1]), num(mp->eff_clock_MHz, b[2]),
                 num(mp->uncounted_pct, b[3]), (unsigned long long)mp->lost_launches,
                 (unsigned long long)mp->truncated);
-        if (in->perf_regex) {
-            fputc(' ', fp);
-            md(fp, mp->perf ? mp->perf : "(no match)");
-            fputs(" |", fp);
-        }
-        fputc('\n', fp);
+        md(fp, mp->perf ? mp->perf : "(no match)");
+        fputs(" |\n", fp);
     }
-    fputc('\n', fp);
+    fprintf(fp, "\nperf: the last line matching `%s` in the pass folder's log.*, *.txt, *.log.\n\n",
+            in->perf_regex);
 }
 
 static void consts(FILE *fp, const struct mx_result *res)
@@ -160,8 +404,8 @@ static void consts(FILE *fp, const struct mx_result *res)
                     ap->consts[i].source);
             n++;
         }
-    fputs(n ? "\nAll other constants come from the arch profile.\n\n"
-            : "none: every constant comes from the arch profile\n\n", fp);
+    fputs(n ? "\nAll other constants come from the arch profile.\n" 
+            : "none: every constant comes from the arch profile\n", fp);
 }
 
 int wr_report_md(const struct mx_result *res, const struct wr_info *in, const char *path)
@@ -169,16 +413,17 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
     struct fs_atomic a;
     if (fs_atomic_open(&a, path) < 0)
         return -1;
-    head(a.fp, res, in);
-    whole(a.fp, res);
-    top(a.fp, res, in);
+    title(a.fp, in);
+    whole(a.fp, res, in);
+    power(a.fp, in);
+    top_n(a.fp, res, in);
+    covering(a.fp, res, in);
+    data_checks(a.fp, res, in);
+    warnings(a.fp, res);
+    inputs(a.fp, res, in);
+    all_metrics(a.fp, res);
     passes(a.fp, res, in);
     consts(a.fp, res);
-    fputs("## Warnings\n\n", a.fp);
-    if (!res->nwarn)
-        fputs("none\n", a.fp);
-    for (size_t i = 0; i < res->nwarn; i++)
-        fprintf(a.fp, "- %s\n", res->warn[i]);
     if (ferror(a.fp)) {
         fs_atomic_abort(&a);
         return br_error("cannot write '%s'", path);

