@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: benchrun vectors PROF_DIR [--label L] [--out F] [--per-gpu] [--no-trim]\n"
-    "                        [--tdp W] [--arch NAME]\n"
+    "                        [--tdp W] [--arch NAME] [--dendrogram-dir DIR]\n"
     "\n"
     "Bins the telemetry of a power run (PROF_DIR = RESULTS_DIR/prof-<jobid>) into\n"
     "the Minos dendrogram vectors inst_power, socket_power, gfx_frequency,\n"
@@ -30,7 +30,12 @@ static const char usage[] =
     "  -k, --no-trim     keep samples outside the kernel window\n"
     "  -t, --tdp W       power reference in W (default: tdp_W of the arch profile)\n"
     "  -a, --arch NAME   arch profile to take the TDP from (default: gpu_arch of\n"
-    "                    run.json, else the telemetry metadata)\n"
+    "                    run.json, else run_info.txt, else the telemetry metadata;\n"
+    "                    the seed's telemetry format alone means MI300X, warned)\n"
+    "  -d, --dendrogram-dir DIR\n"
+    "                    also run DIR/dendrogram.py calculate_power_distribution\n"
+    "                    (minos-analysis, python3) on the same samples and record\n"
+    "                    whether its inst_power matches (default $DENDROGRAM_DIR)\n"
     "  -h, --help        this help\n"
     "\n"
     "Exit status: 0 written, 1 the run folder cannot be read (error names the\n"
@@ -45,19 +50,21 @@ static int parse_args(int argc, char **argv, struct vec_opts *o, const char **ou
         { .name = "no-trim", .has_arg = no_argument, .val = 'k' },
         { .name = "tdp", .has_arg = required_argument, .val = 't' },
         { .name = "arch", .has_arg = required_argument, .val = 'a' },
+        { .name = "dendrogram-dir", .has_arg = required_argument, .val = 'd' },
         { .name = "help", .has_arg = no_argument, .val = 'h' },
         { 0 },
     };
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":l:o:gkt:a:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":l:o:gkt:a:d:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': o->label = optarg; break;
         case 'o': *out = optarg; break;
         case 'g': o->per_gpu = true; break;
         case 'k': o->no_trim = true; break;
         case 'a': o->arch = optarg; break;
+        case 'd': o->dendrogram_dir = optarg; break;
         case 't':
             if (cli_parse_double("vectors", "--tdp", optarg, 1, 100000, &o->tdp_W) != 0)
                 return BR_EXIT_USAGE;
@@ -94,13 +101,14 @@ static void print_summary(const struct vec_opts *o, const struct vec_result *r, 
                    (unsigned long long)r->pooled[s].above);
         free(why);
     }
+    printf("  cross-check    %s\n", r->cross_check);
     if (o->per_gpu)
         printf("  + per-GPU vectors for %zu GPU(s)\n", r->ngpus);
 }
 
 int cmd_vectors(int argc, char **argv)
 {
-    struct vec_opts o = { 0 };
+    struct vec_opts o = { .dendrogram_dir = getenv("DENDROGRAM_DIR") };
     const char *out = NULL;
     int rc = parse_args(argc, argv, &o, &out);
     if (rc != 0)

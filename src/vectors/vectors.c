@@ -103,8 +103,8 @@ static void bin_sample(const struct vec_result *r, struct vec_hist *h, const dou
 
 /* The window g's samples are trimmed with: its node's when the run has one
  * window per node (none when that node has no trace), else the run's. */
-static bool gpu_window(const struct vec_result *r, const struct vec_gpu *g, int64_t *start,
-                       int64_t *end)
+bool vec_gpu_window(const struct vec_result *r, const struct vec_gpu *g, int64_t *start,
+                    int64_t *end)
 {
     if (r->window_per_node && g->node_ix >= 0) {
         const struct vec_node *nd = &r->nodes[g->node_ix];
@@ -115,14 +115,26 @@ static bool gpu_window(const struct vec_result *r, const struct vec_gpu *g, int6
     return r->win.trimmed;
 }
 
-/* Streams one telemetry file into g's counts and the gap histogram. */
+static void wgap_add(struct vec_gpu *g, int64_t gap)
+{
+    if (g->nwgap == g->capwgap) {
+        g->capwgap = g->capwgap ? 2 * g->capwgap : 256;
+        g->wgap = xrealloc(g->wgap, g->capwgap * sizeof(*g->wgap));
+    }
+    g->wgap[g->nwgap++] = gap;
+}
+
+/* Streams one telemetry file into g's counts and the gap histogram; the
+ * first file also keeps its in-window gaps (wgap). */
 static int scan_file(struct vec_result *r, struct vec_gpu *g, struct gap_hist *gaps)
 {
+    bool keep_gaps = g == &r->gpus[0];
+    int64_t prev_used = INT64_MIN;
     struct br_telem *t = br_telem_open(g->path);
     if (!t)
         return -1;
     int64_t ws, we;
-    bool trim = gpu_window(r, g, &ws, &we);
+    bool trim = vec_gpu_window(r, g, &ws, &we);
     struct br_telem_row row;
     int rc;
     bool back_warned = false;
@@ -142,8 +154,12 @@ static int scan_file(struct vec_result *r, struct vec_gpu *g, struct gap_hist *g
             g->before++;
         else if (trim && ts > we)
             g->after++;
-        else
+        else {
             g->used++, bin_sample(r, g->h, row.v);
+            if (keep_gaps && prev_used != INT64_MIN && ts >= prev_used)
+                wgap_add(g, ts - prev_used);
+            prev_used = ts;
+        }
     }
     g->truncated = br_telem_truncated(t);
     if (g->truncated) {
@@ -282,6 +298,31 @@ static void interval_stats(struct vec_result *r, const struct gap_hist *g)
     }
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The seed's achieved interval: median (numpy's: the mean of the two middle
+ * gaps when their count is even) and mean of the first file's gaps between
+ * consecutive samples inside the window, exact. */
+static void window_interval(struct vec_result *r)
+{
+    r->win_median_ms = r->win_mean_ms = NAN;
+    struct vec_gpu *g = r->ngpus ? &r->gpus[0] : NULL;
+    if (!g || !g->nwgap)
+        return;
+    qsort(g->wgap, g->nwgap, sizeof(*g->wgap), cmp_i64);
+    size_t n = g->nwgap;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)g->wgap[i];
+    r->win_mean_ms = sum / (double)n / 1e6;
+    r->win_median_ms = (n % 2 ? (double)g->wgap[n / 2]
+                              : ((double)g->wgap[n / 2 - 1] + (double)g->wgap[n / 2]) / 2) / 1e6;
+}
+
 static void init_edges(struct vec_result *r)
 {
     for (int s = 0; s < VEC_NSPECS; s++) {
@@ -310,7 +351,7 @@ static int check_alignment(const struct vec_opts *o, struct vec_result *r)
         const struct vec_gpu *g = &r->gpus[i];
         int64_t ws, we;
         bool per_node = r->window_per_node && g->node_ix >= 0;
-        gpu_window(r, g, &ws, &we);
+        vec_gpu_window(r, g, &ws, &we);
         if (per_node && !r->nodes[g->node_ix].have_trace)
             continue;
         if (g->rows && (g->first_ts > ws || g->last_ts < we))
@@ -321,6 +362,23 @@ static int check_alignment(const struct vec_opts *o, struct vec_result *r)
     }
     (void)o;
     return 0;
+}
+
+/* The metadata line of a telemetry file as written (the seed quotes it). */
+static char *first_line(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = fp ? getline(&line, &cap, fp) : -1;
+    if (fp)
+        fclose(fp);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    return line;
 }
 
 /* --label, else the workload of run.json/run_info, else the folder name. */
@@ -353,14 +411,19 @@ int vec_compute(const struct vec_opts *o, struct vec_result *r)
     vec_read_sampler_reports(r);
     if (vec_find_gpus(r) != 0 || vec_find_tdp(o, r) != 0 || vec_find_window(o, r) != 0)
         return -1;
+    r->meta_line = first_line(r->gpus[0].path);
+    vec_read_rocm(r);
     struct gap_hist gaps = { .n = xcalloc(GAP_BUCKETS, sizeof(uint32_t)) };
     int rc = scan_all(r, &gaps);
     if (rc == 0) {
         pool(r);
         interval_stats(r, &gaps);
+        window_interval(r);
         rc = check_alignment(o, r);
     }
     free(gaps.n);
+    if (rc == 0)
+        rc = vec_cross_check(o, r);
     return rc;
 }
 
@@ -368,8 +431,8 @@ char *vec_skip_reason(const struct vec_spec *s, const struct vec_hist *h, uint64
 {
     if (used == 0)
         return xstrdup("no sample in the window");
-    if (h->finite == 0)
-        return xasprintf("column %s is nan in every sample (sensor not exposed)",
+    if (h->finite == 0)   /* the seed's words */
+        return xasprintf("no valid samples in %s (sensor not exposed: all nan)",
                          br_telem_value_names[s->col]);
     if (h->population == 0)
         return xasprintf("no sample at or above the first edge (x >= %g %s)", s->lo, s->unit);
@@ -387,7 +450,7 @@ void vec_result_release(struct vec_result *r)
 {
     for (size_t i = 0; i < r->ngpus; i++) {
         struct vec_gpu *g = &r->gpus[i];
-        free(g->path), free(g->file), free(g->node), free(g->suffix);
+        free(g->path), free(g->file), free(g->node), free(g->suffix), free(g->wgap);
         json_decref(g->meta);
     }
     free(r->gpus);
@@ -402,6 +465,9 @@ void vec_result_release(struct vec_result *r)
     free(r->prof_dir), free(r->label), free(r->arch), free(r->arch_source);
     free(r->gpu_name), free(r->tdp_source), free(r->run_info_file);
     json_decref(r->run_info);
+    json_decref(r->run_info_lines);
+    json_decref(r->cross_check_detail);
+    free(r->rocm_version), free(r->meta_line), free(r->cross_check), free(r->clock_ref_line);
     json_decref(r->clock_ref);
     json_decref(r->clock_ref_nodes);
     json_decref(r->sampler_reports);

@@ -34,6 +34,8 @@ struct vec_opts {
     const char *arch;          /* arch profile name; NULL: from run.json/metadata */
     bool per_gpu;              /* also one vector per GPU */
     bool no_trim;              /* keep samples outside the kernel window */
+    const char *dendrogram_dir;/* minos-analysis dendrogram_plot/ for the inst_power
+                                  cross-check (--dendrogram-dir, $DENDROGRAM_DIR); NULL: none */
 };
 
 /* Counts of one vector (one GPU or pooled). */
@@ -57,6 +59,10 @@ struct vec_gpu {
     int64_t first_ts, last_ts; /* first/last sample (INT64_MIN: none) */
     bool truncated;            /* last line was cut short (dropped) */
     struct vec_hist h[VEC_NSPECS];
+    /* gaps between consecutive used samples, kept for the first file only:
+     * the seed's achieved interval (median, mean) is that file's in-window one */
+    int64_t *wgap;
+    size_t nwgap, capwgap;
 };
 
 /* Achieved sampling interval over consecutive samples of each file. */
@@ -98,9 +104,17 @@ struct vec_result {
     char *gpu_name;            /* marketing name when known */
     double tdp_W;
     char *tdp_source;          /* "--tdp" or the profile path */
-    json_t *run_info;          /* run.json, or run_info.txt lines; NULL none */
+    json_t *run_info;          /* run.json, or run_info.txt fields (keys trimmed); NULL none */
     char *run_info_file;
+    json_t *run_info_lines;    /* run_info.txt as a list of lines (the seed's run_info); NULL none */
+    char *rocm_version;        /* from the run's workload.conf ROCM_PATH (rocm-X.Y.Z); NULL */
+    char *meta_line;           /* first telemetry file's metadata line, as written */
+    bool seed_telemetry;       /* telemetry in the seed sampler's format (no backend=) */
+    double win_median_ms, win_mean_ms;  /* first file's gaps inside the window (the seed's) */
+    char *cross_check;         /* the seed's cross_check text */
+    json_t *cross_check_detail;/* dendrogram.py's vector and the comparison; NULL none */
     json_t *clock_ref;         /* clock_ref.txt fields; NULL none */
+    char *clock_ref_line;      /* its first line, as written (the seed quotes it) */
     json_t *clock_ref_nodes;   /* clock_ref_<node>.txt fields by file (multi-node); NULL none */
     json_t *sampler_reports;   /* sampler_<prefix>.json files by name; NULL none */
     struct vec_window win;
@@ -129,6 +143,11 @@ char *vec_skip_reason(const struct vec_spec *s, const struct vec_hist *h, uint64
 
 /* Entry i of vector s as written: round(count_i / population, 4). */
 double vec_fraction(const struct vec_hist *h, size_t i);
+
+/* The window g's samples are trimmed with (its node's, or the run's); false
+ * when g's samples are not trimmed. */
+bool vec_gpu_window(const struct vec_result *r, const struct vec_gpu *g, int64_t *start,
+                    int64_t *end);
 
 /* Writes sampling_vectors.json (or out) atomically. 0 or -1 (printed). */
 int vec_write_json(const struct vec_opts *o, const struct vec_result *r, const char *out);

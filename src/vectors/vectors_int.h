@@ -17,6 +17,12 @@ void vec_read_sampler_reports(struct vec_result *r);
 int vec_find_tdp(const struct vec_opts *o, struct vec_result *r);
 /* Kernel window from the run's kernel traces. 0 or -1 (printed). */
 int vec_find_window(const struct vec_opts *o, struct vec_result *r);
+/* vectors_xcheck.c: --dendrogram-dir / $DENDROGRAM_DIR: dendrogram.py's
+ * calculate_power_distribution on the same samples -> r->cross_check. 0 or
+ * -1 (printed: no dendrogram.py, or it failed). */
+int vec_cross_check(const struct vec_opts *o, struct vec_result *r);
+/* vectors_run.c: ROCm version of the run's workload.conf (ROCM_PATH). */
+void vec_read_rocm(struct vec_result *r);
 /* One "key: value" / "key=value ..." line into o (line is modified). */
 void vec_kv_line(json_t *o, char *line, long ln);
 

@@ -1,14 +1,18 @@
 /* vectors_json.c - sampling_vectors.json: a "description" header, then one key
- * per vector (pooled; with --per-gpu also <name>_gpu<N>, or on a multi-node run
- * <name>_<node> (the node's GPUs pooled) and <name>_<node>_gpu<N>).
+ * per vector (pooled, then with --per-gpu <name>_gpu<N> after it, or on a
+ * multi-node run <name>_<node> (the node's GPUs pooled) and
+ * <name>_<node>_gpu<N>), in the seed's order.
  *
- * Layout (README.md "benchrun vectors" shows an example):
- *   description: label, gpu, gpus_sampled[], run, run_info, telemetry_files[],
- *     sampling{requested/achieved interval}, window{dropped before/after,
- *     nodes[]: per-node window and alignment},
- *     clock_alignment, vector_creation, bins{<key>: edges, unit, population,
- *     above last edge}, skipped_vectors[], samples_total, samples_used, warnings
- *   <vector key>: [fraction, ...]  (round(count_i / population, 4))
+ * The description first holds the seed's keys with the seed's value types
+ * (build_sampling_json.py; tests/fixtures/seed-reference): label, gpu,
+ * gpus_sampled, run, run_info (strings and lists of strings), telemetry_files,
+ * sampling, window, clock_alignment, vector_creation, cross_check (sentences),
+ * samples {total_in_files, used}, bins {<key>: column, bin_edges, unit,
+ * samples_in_population, samples_above_last_edge, then benchrun's edges and
+ * counts}, skipped {<vector>: reason}. benchrun's objects follow under
+ * <key>_detail (gpu, gpus_sampled, run, sampling, window, clock_alignment,
+ * vector_creation, cross_check), run_info_fields, skipped_vectors,
+ * samples_total, samples_used and warnings (README.md shows an example).
  * Numbers are printed like Python's json (repr), see jsonw.h.
  */
 #include "vectors/vectors_int.h"
@@ -21,6 +25,8 @@
 #include "version.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +40,140 @@
     "a vector may sum to less than 1"
 
 static double ns_to_ms(int64_t d) { return (double)d / 1e6; }
+
+/* Python's round(x, 6) (the seed's bin_edges): correctly rounded decimal,
+ * then the nearest double, as vec_round4. */
+static double round6(double x)
+{
+    char buf[400];
+    snprintf(buf, sizeof(buf), "%.6f", x);
+    return strtod(buf, NULL);
+}
+
+static void kstrf(struct jsonw *w, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void kstrf(struct jsonw *w, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    jw_kstr(w, key, n >= 0 ? s : "");
+    if (n >= 0)
+        free(s);
+}
+
+static const char *ms_text(double v, char *b)
+{
+    if (isnan(v))
+        return strcpy(b, "unknown");
+    snprintf(b, 32, "%.3f", v);
+    return b;
+}
+
+/* The seed's sampling sentence; for benchrun's own sampler the same facts. */
+static void seed_sampling(struct jsonw *w, const struct vec_result *r)
+{
+    char rq[32], md[32], mn[32];
+    if (isnan(r->ival.requested_ms))
+        strcpy(rq, "unknown");
+    else
+        snprintf(rq, sizeof(rq), "%g", r->ival.requested_ms);
+    ms_text(r->win_median_ms, md);
+    ms_text(r->win_mean_ms, mn);
+    const char *backend = json_string_value(json_object_get(r->ngpus ? r->gpus[0].meta : NULL,
+                                                            "backend"));
+    if (r->seed_telemetry)
+        kstrf(w, "sampling", "rocprofwrap_lt wrapper.py + amd-smi-query sampled each listed GPU "
+              "while the application (see run_info) ran under rocprofv3 --kernel-trace (no "
+              "counters). Vectors pool the samples of all sampled GPUs. Requested interval %s "
+              "ms; achieved median %s ms (mean %s ms), limited by amd-smi query time. inst_power "
+              "= energy-counter delta / time delta between samples; socket_power = amd-smi "
+              "current_socket_power; gfx_frequency = current gfx clock; hotspot_temp = junction "
+              "temperature. Sampler preamble: %s", rq, md, mn, r->meta_line ? r->meta_line : "");
+    else
+        kstrf(w, "sampling", "benchrun sample (backend %s) sampled each listed GPU while the "
+              "application (see run_info) ran under the kernel tracer (no counters). Vectors "
+              "pool the samples of all sampled GPUs. Requested interval %s ms; achieved median "
+              "%s ms (mean %s ms) over the first file's samples in the window. inst_power = "
+              "energy delta / time delta of the energy source; socket_power = current socket "
+              "power; gfx_frequency = gfx clock; hotspot_temp = junction temperature. Sampler "
+              "metadata: %s", backend ? backend : "unknown", rq, md, mn,
+              r->meta_line ? r->meta_line : "");
+}
+
+static void seed_window(struct jsonw *w, const struct vec_result *r)
+{
+    const struct vec_window *win = &r->win;
+    uint64_t before = 0, after = 0;
+    for (size_t i = 0; i < r->ngpus; i++)
+        before += r->gpus[i].before, after += r->gpus[i].after;
+    if (!win->trimmed)
+        kstrf(w, "window", "all samples kept: %s", win->note ? win->note : "not trimmed");
+    else
+        kstrf(w, "window", "kernel window only: first kernel start %lld ns to last kernel end "
+              "%lld ns (%.3f s) over %u kernel-trace file(s); %llu GPU-samples before "
+              "(app/rocprofv3 startup) and %llu after (rocprofv3 output writing) dropped%s",
+              (long long)win->start, (long long)win->end,
+              (double)(win->end - win->start) / 1e9, win->ntrace_files,
+              (unsigned long long)before, (unsigned long long)after,
+              r->window_per_node ? "; each node trimmed with its own window (CLOCK_BOOTTIME is "
+                                   "per node)" : "");
+}
+
+/* The seed's keys and value types, in its order (bins and skipped follow). */
+static void write_seed_keys(struct jsonw *w, const struct vec_result *r)
+{
+    jw_kstr(w, "label", r->label);
+    if (r->rocm_version)
+        kstrf(w, "gpu", "%s (%s), ROCm %s", r->gpu_name ? r->gpu_name : "?", r->arch ? r->arch : "?",
+              r->rocm_version);
+    else
+        kstrf(w, "gpu", "%s (%s)", r->gpu_name ? r->gpu_name : "?", r->arch ? r->arch : "?");
+    jw_key(w, "gpus_sampled");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->ngpus; i++) {
+        char *id = r->gpus[i].node ? xasprintf("%s_%d", r->gpus[i].node, r->gpus[i].gpu)
+                                   : xasprintf("%d", r->gpus[i].gpu);
+        jw_str(w, id);
+        free(id);
+    }
+    jw_arr_end(w);
+    jw_kstr(w, "run", r->prof_dir);
+    jw_key(w, "run_info");
+    r->run_info_lines ? jw_json(w, r->run_info_lines) : jw_null(w);
+    jw_key(w, "telemetry_files");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->ngpus; i++)
+        jw_str(w, r->gpus[i].file);
+    jw_arr_end(w);
+    seed_sampling(w, r);
+    seed_window(w, r);
+    const char *ref = r->clock_ref_line ? r->clock_ref_line : "none (no clock_ref.txt)";
+    if (r->seed_telemetry)
+        kstrf(w, "clock_alignment", "sampler timestamps (amd-smi energy timestamp) and rocprofv3 "
+              "kernel timestamps share the same time base (CLOCK_BOOTTIME/MONOTONIC); "
+              "reference: %s", ref);
+    else
+        kstrf(w, "clock_alignment", "sampler timestamps and kernel-trace timestamps are both "
+              "CLOCK_BOOTTIME ns, so no offset is applied; reference: %s", ref);
+    kstrf(w, "vector_creation", "Same algorithm as calculate_power_distribution() in "
+          "minos-analysis/dendrogram_plot/dendrogram.py: raw samples, no smoothing; value = sample "
+          "/ reference; keep samples >= the first bin edge; histogram over np.arange(lo, hi, step) "
+          "(hi exclusive); each entry = fraction of kept samples in [edge_i, edge_i+1), rounded to "
+          "4 decimals. Samples at or above the last edge are kept but fall in no bin, so a vector "
+          "can sum to < 1. inst_power and socket_power use dendrogram.py's range and bin_size "
+          "(0.1, TDP = %g W), so inst_power is directly comparable with app_vectors.json. "
+          "gfx_frequency and hotspot_temp use the ranges from build_workload_vectors.py.",
+          r->tdp_W);
+    jw_kstr(w, "cross_check", r->cross_check);
+    jw_key(w, "samples");
+    jw_obj_begin(w);
+    jw_kint(w, "total_in_files", (int64_t)r->rows);
+    jw_kint(w, "used", (int64_t)r->used);
+    jw_obj_end(w);
+}
 
 static const char *job_id(const struct vec_result *r, char **owned)
 {
@@ -71,33 +211,27 @@ static void write_gpu_entry(struct jsonw *w, const struct vec_gpu *g)
 
 static void write_header(struct jsonw *w, const struct vec_result *r)
 {
-    jw_kstr(w, "label", r->label);
-    jw_key(w, "gpu");
+    jw_key(w, "gpu_detail");
     jw_obj_begin(w);
     jw_kstr(w, "arch", r->arch);
     jw_kstr(w, "name", r->gpu_name);
     jw_kstr(w, "arch_source", r->arch_source);
     jw_obj_end(w);
-    jw_key(w, "gpus_sampled");
+    jw_key(w, "gpus_sampled_detail");
     jw_arr_begin(w);
     for (size_t i = 0; i < r->ngpus; i++)
         write_gpu_entry(w, &r->gpus[i]);
     jw_arr_end(w);
     char *owned = NULL;
-    jw_key(w, "run");
+    jw_key(w, "run_detail");
     jw_obj_begin(w);
     jw_kstr(w, "dir", r->prof_dir);
     jw_kstr(w, "job_id", job_id(r, &owned));
     jw_kstr(w, "run_info_file", r->run_info_file);
     jw_obj_end(w);
     free(owned);
-    jw_key(w, "run_info");
+    jw_key(w, "run_info_fields");
     r->run_info ? jw_json(w, r->run_info) : jw_null(w);
-    jw_key(w, "telemetry_files");
-    jw_arr_begin(w);
-    for (size_t i = 0; i < r->ngpus; i++)
-        jw_str(w, r->gpus[i].file);
-    jw_arr_end(w);
 }
 
 static void write_sampling(struct jsonw *w, const struct vec_result *r)
@@ -105,7 +239,7 @@ static void write_sampling(struct jsonw *w, const struct vec_result *r)
     const struct vec_interval *iv = &r->ival;
     json_t *m = r->ngpus ? r->gpus[0].meta : NULL;
     const char *backend = json_string_value(json_object_get(m, "backend"));
-    jw_key(w, "sampling");
+    jw_key(w, "sampling_detail");
     jw_obj_begin(w);
     jw_kstr(w, "description", "one telemetry CSV per GPU written by the sampler "
                               "(METRICS.md §10); timestamps CLOCK_BOOTTIME ns; "
@@ -167,7 +301,7 @@ static void write_window(struct jsonw *w, const struct vec_result *r)
     uint64_t before = 0, after = 0;
     for (size_t i = 0; i < r->ngpus; i++)
         before += r->gpus[i].before, after += r->gpus[i].after;
-    jw_key(w, "window");
+    jw_key(w, "window_detail");
     jw_obj_begin(w);
     jw_kbool(w, "trimmed", win->trimmed);
     jw_kstr(w, "rule", r->window_per_node
@@ -210,7 +344,7 @@ static void write_alignment(struct jsonw *w, const struct vec_result *r)
             last = r->gpus[i].last_ts > last ? r->gpus[i].last_ts : last;
         }
     json_t *m = r->ngpus ? r->gpus[0].meta : NULL;
-    jw_key(w, "clock_alignment");
+    jw_key(w, "clock_alignment_detail");
     jw_obj_begin(w);
     jw_kstr(w, "clock", "CLOCK_BOOTTIME ns: the sampler's timestamps and rocprofv3 kernel "
                         "timestamps (HSA system clock) share it, so no offset is applied");
@@ -236,7 +370,7 @@ static void write_alignment(struct jsonw *w, const struct vec_result *r)
 
 static void write_creation(struct jsonw *w, const struct vec_opts *o, const struct vec_result *r)
 {
-    jw_key(w, "vector_creation");
+    jw_key(w, "vector_creation_detail");
     jw_obj_begin(w);
     jw_kstr(w, "method", METHOD_TEXT);
     jw_knum(w, "tdp_W", r->tdp_W);
@@ -258,9 +392,18 @@ static void write_bin(struct jsonw *w, const char *key, int s, const struct vec_
     jw_key(w, key);
     jw_obj_begin(w);
     jw_kstr(w, "column", br_telem_value_names[sp->col]);
+    jw_key(w, "bin_edges");   /* the seed's: the edges rounded (numpy's 0.7999999999999999 -> 0.8) */
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->nedges[s]; i++)
+        jw_num(w, round6(r->edges[s][i]));
+    jw_arr_end(w);
+    char *unit = sp->by_tdp ? xasprintf("%s (%g W)", sp->unit, r->tdp_W) : xstrdup(sp->unit);
+    jw_kstr(w, "unit", unit);
+    free(unit);
+    jw_kint(w, "samples_in_population", (int64_t)h->population);
+    jw_kint(w, "samples_above_last_edge", (int64_t)h->above);
     jw_knum(w, "reference", sp->by_tdp ? r->tdp_W : 1.0);
     jw_kstr(w, "reference_is", sp->by_tdp ? "TDP (W)" : "1");
-    jw_kstr(w, "unit", sp->unit);
     if (pooled) {
         jw_knum(w, "lo", sp->lo);
         jw_knum(w, "hi", sp->hi);
@@ -274,8 +417,6 @@ static void write_bin(struct jsonw *w, const char *key, int s, const struct vec_
         jw_kstr(w, "edges_as", sp->name);
     }
     jw_kint(w, "entries", (int64_t)r->nedges[s] - 1);
-    jw_kint(w, "samples_in_population", (int64_t)h->population);
-    jw_kint(w, "samples_above_last_edge", (int64_t)h->above);
     jw_obj_end(w);
 }
 
@@ -286,20 +427,19 @@ typedef void (*key_fn)(struct jsonw *w, const char *key, int s, const struct vec
 static void for_each_key(struct jsonw *w, const struct vec_opts *o, const struct vec_result *r,
                          key_fn fn)
 {
-    for (int s = 0; s < VEC_NSPECS; s++)
+    for (int s = 0; s < VEC_NSPECS; s++) {   /* the seed's order: each vector, then per GPU */
         fn(w, vec_specs[s].name, s, r, &r->pooled[s], r->used, true);
-    for (size_t n = 0; o->per_gpu && n < r->nnodes; n++)
-        for (int s = 0; s < VEC_NSPECS; s++) {
+        for (size_t n = 0; o->per_gpu && n < r->nnodes; n++) {
             char *key = xasprintf("%s_%s", vec_specs[s].name, r->nodes[n].name);
             fn(w, key, s, r, &r->nodes[n].h[s], r->nodes[n].used, false);
             free(key);
         }
-    for (size_t g = 0; o->per_gpu && g < r->ngpus; g++)
-        for (int s = 0; s < VEC_NSPECS; s++) {
+        for (size_t g = 0; o->per_gpu && g < r->ngpus; g++) {
             char *key = xasprintf("%s_%s", vec_specs[s].name, r->gpus[g].suffix);
             fn(w, key, s, r, &r->gpus[g].h[s], r->gpus[g].used, false);
             free(key);
         }
+    }
 }
 
 static void key_bins(struct jsonw *w, const char *key, int s, const struct vec_result *r,
@@ -343,15 +483,27 @@ static void write_description(struct jsonw *w, const struct vec_opts *o,
 {
     jw_key(w, "description");
     jw_obj_begin(w);
+    write_seed_keys(w, r);
+    jw_key(w, "bins");
+    jw_obj_begin(w);
+    for_each_key(w, o, r, key_bins);
+    jw_obj_end(w);
+    jw_key(w, "skipped");
+    jw_obj_begin(w);
+    for (int s = 0; s < VEC_NSPECS; s++) {
+        char *why = vec_skip_reason(&vec_specs[s], &r->pooled[s], r->used);
+        if (why)
+            jw_kstr(w, vec_specs[s].name, why);
+        free(why);
+    }
+    jw_obj_end(w);
     write_header(w, r);
     write_sampling(w, r);
     write_window(w, r);
     write_alignment(w, r);
     write_creation(w, o, r);
-    jw_key(w, "bins");
-    jw_obj_begin(w);
-    for_each_key(w, o, r, key_bins);
-    jw_obj_end(w);
+    jw_key(w, "cross_check_detail");
+    r->cross_check_detail ? jw_json(w, r->cross_check_detail) : jw_null(w);
     jw_key(w, "skipped_vectors");
     jw_arr_begin(w);
     for_each_key(w, o, r, key_skipped);

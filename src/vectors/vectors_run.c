@@ -24,6 +24,7 @@
 #include "read/telemetry.h"
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/proc.h"
 #include "util/xalloc.h"
 
 #include <dirent.h>
@@ -231,8 +232,14 @@ void vec_kv_line(json_t *o, char *line, long ln)
     char *colon = strstr(line, ": ");
     char *eq = strchr(line, '=');
     if (colon && (!eq || colon < eq)) {
-        *colon = '\0';
-        json_object_set_new(o, line, json_string(colon + 2));
+        /* the seed's run_info.txt pads its keys ("gpu arch    : gfx942") */
+        char *k = line, *ke = colon;
+        while (*k == ' ')
+            k++;
+        while (ke > k && ke[-1] == ' ')
+            ke--;
+        *ke = '\0';
+        json_object_set_new(o, k, json_string(colon + 2));
         return;
     }
     if (!eq) {
@@ -268,12 +275,51 @@ void vec_read_run_info(struct vec_result *r)
         return;
     p = fs_path_join(r->prof_dir, "run_info.txt");
     char *text = fs_exists(p) ? fs_read_file(p, NULL) : NULL;
-    if (text) {
+    if (text && !r->run_info) {
         r->run_info = parse_kv_text(text);
         r->run_info_file = xstrdup("run_info.txt");
     }
+    if (text) {   /* the seed's description.run_info: the file's lines */
+        r->run_info_lines = json_array();
+        for (char *s = text, *e; *s; s = e ? e + 1 : s + strlen(s)) {
+            e = strchr(s, '\n');
+            size_t n = e ? (size_t)(e - s) : strlen(s);
+            while (n && s[n - 1] == '\r')
+                n--;
+            char *line = xstrndup(s, n);
+            json_array_append_new(r->run_info_lines, json_string(line));
+            free(line);
+            if (!e)
+                break;
+        }
+    }
     free(text);
     free(p);
+}
+
+/* ROCM_PATH of the run's workload.conf (copied there by the stage, as the
+ * seed's): read by sourcing it with bash, never by parsing it; the version
+ * is what follows "rocm-" in the folder name (/opt/rocm-7.2.0). */
+void vec_read_rocm(struct vec_result *r)
+{
+    char *conf = fs_path_join(r->prof_dir, "workload.conf");
+    if (!fs_exists(conf)) {
+        free(conf);
+        return;
+    }
+    const char *argv[] = { "bash", "--norc", "--noprofile", "-c",
+                           "source \"$1\" >/dev/null 2>&1 </dev/null; printf %s \"${ROCM_PATH:-}\"",
+                           "_", conf, NULL };
+    struct strbuf out;
+    sb_init(&out);
+    int status;
+    if (proc_capture(argv, &out, NULL, &status) == 0 && status == 0) {
+        const char *v = strstr(out.buf, "rocm-");
+        if (v && v[5] >= '0' && v[5] <= '9')
+            r->rocm_version = xstrndup(v + 5, strcspn(v + 5, "/"));
+    }
+    sb_release(&out);
+    free(conf);
 }
 
 /* clock_ref.txt, and clock_ref_<node>.txt of multi-node runs (sampler --node). */
@@ -288,6 +334,7 @@ void vec_read_clock_ref(struct vec_result *r)
         char *text = fs_read_file(p, NULL);
         if (text && strcmp(e->d_name, "clock_ref.txt") == 0) {
             r->clock_ref = parse_kv_text(text);
+            r->clock_ref_line = xstrndup(text, strcspn(text, "\r\n"));
         } else if (text && e->d_name[9] == '_') {
             if (!r->clock_ref_nodes)
                 r->clock_ref_nodes = json_object();
@@ -330,16 +377,37 @@ static const char *run_info_str(const struct vec_result *r, const char *key)
     return r->run_info ? meta_str(r->run_info, key) : NULL;
 }
 
-/* Arch name: --arch, run.json gpu_arch, telemetry metadata "arch". */
+/* The seed's sampler (rocprofwrap_lt amd-smi-query) writes a metadata line
+ * like "device_id=0 interval_ms=1 counter_resolution_uJ=15.259", without
+ * benchrun's backend= key: AMD telemetry of the seed flow, which ran only on
+ * MI300X. */
+static bool seed_format(const struct vec_result *r)
+{
+    json_t *m = r->ngpus ? r->gpus[0].meta : NULL;
+    return m && !json_object_get(m, "backend") &&
+           (json_object_get(m, "counter_resolution_uJ") || json_object_get(m, "device_id"));
+}
+
+/* Arch name: --arch, run.json gpu_arch, run_info.txt "gpu arch", telemetry
+ * metadata "arch", else MI300X for the seed's telemetry format (warned). */
 static void find_arch(const struct vec_opts *o, struct vec_result *r)
 {
     const char *a = NULL, *src = NULL;
+    r->seed_telemetry = seed_format(r);
     if (o->arch)
         a = o->arch, src = "--arch";
-    else if ((a = run_info_str(r, "gpu_arch")))
+    else if ((a = run_info_str(r, "gpu_arch")) || (a = run_info_str(r, "gpu arch")))
         src = r->run_info_file;
     else if (r->ngpus && (a = meta_str(r->gpus[0].meta, "arch")))
         src = "telemetry metadata";
+    else if (r->seed_telemetry && o->tdp_W <= 0) {
+        a = "gfx942";
+        src = "assumed: telemetry in the seed sampler's format (no run.json, no arch named), "
+              "which the seed flow wrote on MI300X only";
+        vec_warn(r, "%s: no run.json and no GPU architecture named: the telemetry is in the "
+                 "seed sampler's format, taken as AMD Instinct MI300X (gfx942, TDP 750 W); pass "
+                 "--arch or --tdp if it is not", r->prof_dir);
+    }
     if (a) {
         r->arch = xstrdup(a);
         r->arch_source = xstrdup(src);

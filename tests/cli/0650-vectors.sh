@@ -42,7 +42,7 @@ trace "$R" 1500 6000
 
 expect_exit 0 "vectors on a one-GPU run" -- "$BENCHRUN" vectors "$R"
 expect_grep "^vectors: $R/sampling_vectors.json" "$T/out" "summary names the output"
-expect_grep "edge_temp +skipped: column edge_temp_C is nan" "$T/out" "edge_temp skipped in the summary"
+expect_grep "edge_temp +skipped: no valid samples in edge_temp_C \(sensor not exposed: all nan\)" "$T/out" "edge_temp skipped in the summary"
 V=$R/sampling_vectors.json
 check "inst_power known answer" "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.25]" "$(json "$V" 'j["inst_power"]')"
 check "socket_power = inst_power here" "$(json "$V" 'j["inst_power"]')" "$(json "$V" 'j["socket_power"]')"
@@ -50,17 +50,17 @@ check "gfx_frequency: 2100 in entry 21, 2150 too, 2200 above" "[0.25, 0.5]" "$(j
 check "hotspot_temp entries" "[0.25, 0.25, 0.25]" "$(json "$V" '[j["hotspot_temp"][i] for i in (4, 6, 8)]')"
 check "no edge_temp key" "False" "$(json "$V" '"edge_temp" in j')"
 check "skipped_vectors" "edge_temp" "$(json "$V" '",".join(s["name"] for s in j["description"]["skipped_vectors"])')"
-check "TDP from gfx942.json" "750.0 True" "$(json "$V" 'j["description"]["vector_creation"]["tdp_W"], j["description"]["vector_creation"]["tdp_source"].endswith("arch/gfx942.json")' | tr -d '(),')"
+check "TDP from gfx942.json" "750.0 True" "$(json "$V" 'j["description"]["vector_creation_detail"]["tdp_W"], j["description"]["vector_creation_detail"]["tdp_source"].endswith("arch/gfx942.json")' | tr -d '(),')"
 check "label from run.json" "demo" "$(json "$V" 'j["description"]["label"]')"
-check "GPU name from the profile" "AMD Instinct MI300X" "$(json "$V" 'j["description"]["gpu"]["name"]')"
-check "window and drops" "1500 6000 1 1" "$(json "$V" '" ".join(str(j["description"]["window"][k]) for k in ("start_ns","end_ns","samples_dropped_before","samples_dropped_after"))')"
+check "GPU name from the profile" "AMD Instinct MI300X" "$(json "$V" 'j["description"]["gpu_detail"]["name"]')"
+check "window and drops" "1500 6000 1 1" "$(json "$V" '" ".join(str(j["description"]["window_detail"][k]) for k in ("start_ns","end_ns","samples_dropped_before","samples_dropped_after"))')"
 check "samples total/used" "6 4" "$(json "$V" '"%d %d" % (j["description"]["samples_total"], j["description"]["samples_used"])')"
 check "population and above" "4 1" "$(json "$V" '"%d %d" % (j["description"]["bins"]["inst_power"]["samples_in_population"], j["description"]["bins"]["inst_power"]["samples_above_last_edge"])')"
 check "edge 7 as numpy prints it" "1.1999999999999997" "$(json "$V" 'repr(j["description"]["bins"]["inst_power"]["edges"][7])')"
-check "clock_ref recorded" "900" "$(json "$V" 'j["description"]["clock_alignment"]["clock_ref"]["boottime_ns"]')"
-check "alignment: samples cover the window" "True" "$(json "$V" 'j["description"]["clock_alignment"]["samples_cover_window"]')"
-check "requested interval" "1.0" "$(json "$V" 'j["description"]["sampling"]["requested_interval_ms"]')"
-check "run_info embedded" "power" "$(json "$V" 'j["description"]["run_info"]["stage"]')"
+check "clock_ref recorded" "900" "$(json "$V" 'j["description"]["clock_alignment_detail"]["clock_ref"]["boottime_ns"]')"
+check "alignment: samples cover the window" "True" "$(json "$V" 'j["description"]["clock_alignment_detail"]["samples_cover_window"]')"
+check "requested interval" "1.0" "$(json "$V" 'j["description"]["sampling_detail"]["requested_interval_ms"]')"
+check "run_info embedded" "power" "$(json "$V" 'j["description"]["run_info_fields"]["stage"]')"
 ls "$R" | grep -q '\.tmp\.' && fail "temporary file left behind" || pass "no temporary file left"
 
 expect_exit 0 "--no-trim --label --out" -- "$BENCHRUN" vectors "$R" --no-trim --label "My App" --out "$T/nt.json"
@@ -75,7 +75,7 @@ check "900 W of 600 W = 1.5 -> entry 10" "0.25" "$(json "$T/600.json" 'j["inst_p
 printf '6000,800,800,1000,nan,50,6,1' >> "$R/profiling_result_demo_0.csv"
 expect_exit 0 "truncated last line is not fatal" -- "$BENCHRUN" vectors "$R" --out "$T/tr.json"
 expect_grep "profiling_result_demo_0.csv:9: last line has no end" "$T/err" "truncation reported with file:line"
-check "truncation recorded" "True" "$(json "$T/tr.json" 'j["description"]["gpus_sampled"][0]["last_line_truncated"]')"
+check "truncation recorded" "True" "$(json "$T/tr.json" 'j["description"]["gpus_sampled_detail"][0]["last_line_truncated"]')"
 
 # --- multi-GPU, multi-node: pooling and per-GPU names --------------------------
 M=$T/prof-100
@@ -96,8 +96,8 @@ check "per-node and per-GPU keys" "inst_power_nid001 inst_power_nid002 inst_powe
 check "nid001 GPU vector" "1.0" "$(json "$V" 'j["inst_power_nid001_gpu1"][5]')"
 check "nid002 GPU: all above the last edge" "0.0" "$(json "$V" 'sum(j["inst_power_nid002_gpu0"])')"
 check "edge_temp present when measured" "True" "$(json "$V" '"edge_temp" in j')"
-check "4 GPUs sampled" "4" "$(json "$V" 'len(j["description"]["gpus_sampled"])')"
-check "per-node clock_ref files" "111 222" "$(json "$V" '" ".join(v["boottime_ns"] for v in sorted(j["description"]["clock_alignment"]["clock_ref_nodes"].values(), key=lambda v: v["boottime_ns"]))')"
+check "4 GPUs sampled" "4" "$(json "$V" 'len(j["description"]["gpus_sampled_detail"])')"
+check "per-node clock_ref files" "111 222" "$(json "$V" '" ".join(v["boottime_ns"] for v in sorted(j["description"]["clock_alignment_detail"]["clock_ref_nodes"].values(), key=lambda v: v["boottime_ns"]))')"
 
 # --- no sample in range: a vector with an empty population is skipped ------------
 C=$T/prof-cold

@@ -22,14 +22,14 @@ mkdir -p "$R/ktrace_demo/host"
 expect_exit 0 "vectors on the sampler's output" -- "$BENCHRUN" vectors "$R" --tdp 750 --per-gpu
 V=$R/sampling_vectors.json
 py() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); d=j["description"]; print(eval(sys.argv[2]))' "$V" "$1"; }
-[ "$(py 'd["sampling"]["requested_interval_ms"]')" = "1.0" ] && pass "requested interval from the metadata" || fail "requested interval"
-[ "$(py 'd["window"]["samples_dropped_before"] > 0 and d["window"]["samples_dropped_after"] > 0')" = True ] && pass "samples dropped on both sides" || fail "trimming"
+[ "$(py 'd["sampling_detail"]["requested_interval_ms"]')" = "1.0" ] && pass "requested interval from the metadata" || fail "requested interval"
+[ "$(py 'd["window_detail"]["samples_dropped_before"] > 0 and d["window_detail"]["samples_dropped_after"] > 0')" = True ] && pass "samples dropped on both sides" || fail "trimming"
 [ "$(py 'd["samples_used"] < d["samples_total"]')" = True ] && pass "used < total" || fail "used/total"
-[ "$(py '" ".join(g["key_suffix"] for g in d["gpus_sampled"])')" = "gpu0 gpu1" ] && pass "node=none: plain gpu suffixes" || fail "suffixes: $(py '[g["key_suffix"] for g in d["gpus_sampled"]]')"
-[ "$(py '"sampler_demo.json" in d["sampling"]["sampler_reports"]')" = True ] && pass "sampler report embedded" || fail "sampler report"
-[ "$(py '"boottime_ns" in d["clock_alignment"]["clock_ref"]')" = True ] && pass "clock_ref embedded" || fail "clock_ref"
-[ "$(py 'd["clock_alignment"]["samples_cover_window"]')" = True ] && pass "samples cover the window" || fail "alignment"
+[ "$(py '" ".join(g["key_suffix"] for g in d["gpus_sampled_detail"])')" = "gpu0 gpu1" ] && pass "node=none: plain gpu suffixes" || fail "suffixes: $(py '[g["key_suffix"] for g in d["gpus_sampled_detail"]]')"
+[ "$(py '"sampler_demo.json" in d["sampling_detail"]["sampler_reports"]')" = True ] && pass "sampler report embedded" || fail "sampler report"
+[ "$(py '"boottime_ns" in d["clock_alignment_detail"]["clock_ref"]')" = True ] && pass "clock_ref embedded" || fail "clock_ref"
+[ "$(py 'd["clock_alignment_detail"]["samples_cover_window"]')" = True ] && pass "samples cover the window" || fail "alignment"
 [ "$(py '"socket_power_gpu1" in j')" = True ] && pass "per-GPU vectors" || fail "per-GPU vectors"
-median=$(py 'd["sampling"]["achieved_interval_ms"]["median"]')
+median=$(py 'd["sampling_detail"]["achieved_interval_ms"]["median"]')
 echo "achieved median interval under the sim backend here: $median ms"
 finish

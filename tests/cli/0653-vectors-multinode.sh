@@ -42,17 +42,17 @@ printf 'boottime_ns=%s\n' $((D + 900)) > "$M/clock_ref_nid002.txt"
 
 expect_exit 0 "two nodes 3 days apart, --per-gpu" -- "$BENCHRUN" vectors "$M" --tdp 750 --per-gpu
 V=$M/sampling_vectors.json
-check "per-node window" "True" "$(json "$V" 'j["description"]["window"]["per_node"]')"
+check "per-node window" "True" "$(json "$V" 'j["description"]["window_detail"]["per_node"]')"
 check "samples used / total (2 of 4 per GPU)" "8 16" "$(json "$V" '"%d %d" % (j["description"]["samples_used"], j["description"]["samples_total"])')"
-check "dropped before/after" "4 4" "$(json "$V" '"%d %d" % (j["description"]["window"]["samples_dropped_before"], j["description"]["window"]["samples_dropped_after"])')"
+check "dropped before/after" "4 4" "$(json "$V" '"%d %d" % (j["description"]["window_detail"]["samples_dropped_before"], j["description"]["window_detail"]["samples_dropped_after"])')"
 check "pooled: half 1.0, half 1.5, nothing at 1.9" "0.5 0.5 0.0" "$(json "$V" '"%s %s %s" % (j["inst_power"][5], j["inst_power"][10], j["inst_power"][14])')"
 check "per-node vector nid001" "1.0 1.0" "$(json "$V" '"%s %s" % (j["inst_power_nid001"][5], sum(j["inst_power_nid001"]))')"
 check "per-node vector nid002" "1.0 1.0" "$(json "$V" '"%s %s" % (j["inst_power_nid002"][10], sum(j["inst_power_nid002"]))')"
 check "per-GPU vector of nid002 gpu1" "1.0" "$(json "$V" 'j["inst_power_nid002_gpu1"][10]')"
 check "keys" "inst_power_nid001 inst_power_nid002 inst_power_nid001_gpu0 inst_power_nid001_gpu1 inst_power_nid002_gpu0 inst_power_nid002_gpu1" "$(json "$V" '" ".join(k for k in j if k.startswith("inst_power_"))')"
-check "node windows" "nid001 1000 4000 nid002 $((D + 1000)) $((D + 4000))" "$(json "$V" '" ".join("%s %d %d" % (n["node"], n["start_ns"], n["end_ns"]) for n in j["description"]["window"]["nodes"])')"
-check "per-node alignment: first kernel 0.5 ms after the node's first sample" "0.0005 0.0005" "$(json "$V" '" ".join(str(n["first_kernel_after_first_sample_ms"]) for n in j["description"]["window"]["nodes"])')"
-check "per-node coverage" "True True" "$(json "$V" '" ".join(str(n["samples_cover_window"]) for n in j["description"]["window"]["nodes"])')"
+check "node windows" "nid001 1000 4000 nid002 $((D + 1000)) $((D + 4000))" "$(json "$V" '" ".join("%s %d %d" % (n["node"], n["start_ns"], n["end_ns"]) for n in j["description"]["window_detail"]["nodes"])')"
+check "per-node alignment: first kernel 0.5 ms after the node's first sample" "0.0005 0.0005" "$(json "$V" '" ".join(str(n["first_kernel_after_first_sample_ms"]) for n in j["description"]["window_detail"]["nodes"])')"
+check "per-node coverage" "True True" "$(json "$V" '" ".join(str(n["samples_cover_window"]) for n in j["description"]["window_detail"]["nodes"])')"
 expect_no_grep "do not cover" "$T/err" "no coverage warning (each node against its own window)"
 
 # --no-trim keeps all 16
@@ -64,11 +64,11 @@ check "--no-trim: 1.9 TDP appears" "0.5" "$(json "$T/nt.json" 'j["inst_power"][1
 rm -r "$M/ktrace_app/nid002"
 expect_exit 0 "nid002 has no trace folder" -- "$BENCHRUN" vectors "$M" --tdp 750 --per-gpu --out "$T/one.json"
 expect_grep "node nid002: no kernel trace" "$T/err" "warning names the node"
-check "nid001 trimmed, nid002 untrimmed" "2 4" "$(json "$T/one.json" '"%d %d" % (j["description"]["window"]["nodes"][0]["samples_used"] // 2, j["description"]["window"]["nodes"][1]["samples_used"] // 2)')"
+check "nid001 trimmed, nid002 untrimmed" "2 4" "$(json "$T/one.json" '"%d %d" % (j["description"]["window_detail"]["nodes"][0]["samples_used"] // 2, j["description"]["window_detail"]["nodes"][1]["samples_used"] // 2)')"
 
 # single node folder layout of older runs (traces not in node folders): one window, as before
 rm -r "$M/ktrace_app/nid001"
 trace "$M" . 1000 4000
 expect_exit 0 "traces outside node folders" -- "$BENCHRUN" vectors "$M" --tdp 750 --out "$T/flat.json"
-check "not per node" "False" "$(json "$T/flat.json" 'j["description"]["window"]["per_node"]')"
+check "not per node" "False" "$(json "$T/flat.json" 'j["description"]["window_detail"]["per_node"]')"
 finish
