@@ -310,11 +310,13 @@ static void data_checks(FILE *fp, const struct mx_result *res, const struct wr_i
             fputs("0 / 0 | 0 | - | - | - | - | - |\n", fp);
             continue;
         }
-        fprintf(fp, "%u / %u | %llu | %llu, %s%% | %s | %s | %s%% | %s |\n", ps->nsets, ps->ngpus,
+        char gui[72];
+        snprintf(gui, sizeof(gui), "%s%s", fnum(mp->gui_excess_pct, "%.1f", b[3]),
+                 isfinite(mp->gui_excess_pct) ? "%" : "");
+        fprintf(fp, "%u / %u | %llu | %llu, %s%% | %s | %s | %s | %s |\n", ps->nsets, ps->ngpus,
                 (unsigned long long)ps->launches_total, (unsigned long long)ps->uncounted_launches,
                 fnum(mp->uncounted_pct, "%.3f", b[0]), fnum(ps->dur_ns_total / 1e9, "%.3f", b[1]),
-                fnum(mp->eff_clock_MHz, "%.0f", b[2]), fnum(mp->gui_excess_pct, "%.1f", b[3]),
-                fnum(mp->perf_s, "%.2f", b[4]));
+                fnum(mp->eff_clock_MHz, "%.0f", b[2]), gui, fnum(mp->perf_s, "%.2f", b[4]));
     }
     fprintf(fp, "\nKernel time spread across passes: %s%%.\n\n",
             fnum(res->time_spread_pct, "%.2f", b[0]));

@@ -527,6 +527,51 @@ static void test_top_n_and_labels(void **st)
     fx_free(&f);
 }
 
+/* The seed's thresholds (gfx942 CHECK_* constants): CU busy above 1.05 only
+ * on kernels with at least 0.1% of the time, threads above 64.5, waves above
+ * 1.05x the kernel's own limit. */
+static void limits(struct fx *f, double b_ns, double busy, double threads, double waves)
+{
+    static const char *const names[2] = { "kern_a", "kern_b" };
+    fx_init(f, 2, names);
+    for (int p = 0; p < 6; p++) {
+        dur(f, p, 0, 1e6, 10);
+        dur(f, p, 1, b_ns, 10);
+    }
+    for (int k = 0; k < 2; k++) {
+        rate(f, k, "GRBM_GUI_ACTIVE", 8 * CYC);
+        rate(f, k, "SQ_BUSY_CU_CYCLES", (k ? busy : 0.5) * CYC * 304);
+        rate(f, k, "SQ_ACTIVE_INST_VALU", 0.2 * CYC * 304);
+        rate(f, k, "SQ_THREAD_CYCLES_VALU", (k ? threads : 32) * 0.2 * CYC * 304);
+        rate(f, k, "SQ_WAVE_CYCLES", (k ? waves : 4) * CYC * 304 / 4);
+        f->run.attr[k] = (struct rp_kattr){ .vgpr = 128, .lds = 16384, .wg_size = 256,
+                                            .seen = true };   /* limit 16 waves */
+    }
+}
+
+static void test_check_thresholds(void **st)
+{
+    (void)st;
+    struct fx f;
+    struct { double b_ns, busy, threads, waves; bool warn; const char *what; } c[] = {
+        { 1e5, 1.04, 64.4, 16.7, false, NULL },          /* within the seed's slack */
+        { 1e5, 1.06, 32, 8, true, "CU busy" },
+        { 500, 1.2, 32, 8, false, NULL },                /* 0.05% of the time */
+        { 1e5, 0.5, 64.6, 8, true, "VALU threads" },
+        { 1e5, 0.5, 32, 16.9, true, "waves/CU" },        /* > 1.05 x 16 */
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        limits(&f, c[i].b_ns, c[i].busy, c[i].threads, c[i].waves);
+        assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+        bool w = has_warning(&f.res, "physical limit", NULL);
+        if (w != c[i].warn)
+            fail_msg("case %zu: warning %d, expected %d", i, w, c[i].warn);
+        if (c[i].what)
+            assert_true(has_warning(&f.res, c[i].what, "kern_b"));
+        fx_free(&f);
+    }
+}
+
 static void test_names(void **st)
 {
     (void)st;
@@ -619,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_instrumented_pass),
         cmocka_unit_test(test_comm_kernels_out_of_spread),
         cmocka_unit_test(test_top_n_and_labels),
+        cmocka_unit_test(test_check_thresholds),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_sampled_clock),
     };
