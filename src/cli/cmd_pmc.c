@@ -32,7 +32,9 @@ static const char usage[] =
     "  -c, --counters SET   counter set name of the arch profile\n"
     "                       (share/benchrun/arch/<ARCH>.json \"counter_sets\"),\n"
     "                       or a JSON file with a \"passes\" array;\n"
-    "                       default: COUNTERS from the conf, else \"default\"\n"
+    "                       default: COUNTERS from the conf, else the seed's\n"
+    "                       $PROFILING_DIR/counters.json when it exists, else\n"
+    "                       \"default\"\n"
     "      --collector NAME collector (default: the first for the GPU vendor)\n"
     "  -n, --dry-run        print every command that would run, create nothing\n"
     "  -h, --help           this help\n"
@@ -228,18 +230,40 @@ static bool set_is_file(const char *set)
     return set && (strchr(set, '/') || strstr(set, ".json") || fs_exists(set));
 }
 
+/* The counter set: --counters, else COUNTERS of the conf, else the seed
+ * user's own $PROFILING_DIR/counters.json when there is one (the seed's
+ * run_pmc.sbatch reads that file: e.g. OSPREY's with 07_lowp_mfma), else the
+ * profile's "default". *owned keeps an allocated path. */
+static const char *pick_set(const struct pmc_run *r, const struct pmc_opts *o, char **owned)
+{
+    *owned = NULL;
+    if (o->counters)
+        return o->counters;
+    if (r->st.conf.counters)
+        return r->st.conf.counters;
+    char *p = r->st.conf.profiling_dir ? fs_path_join(r->st.conf.profiling_dir, "counters.json")
+                                       : NULL;
+    if (p && fs_exists(p))
+        return *owned = p;
+    free(p);
+    return NULL;
+}
+
 /* Collector and passes: checked before anything is created. */
 static int setup(struct pmc_run *r, const struct pmc_opts *o)
 {
-    const char *set = o->counters ? o->counters : r->st.conf.counters;
+    char *owned;
+    const char *set = pick_set(r, o, &owned);
     char *arch = set_is_file(set) ? NULL : pick_arch(&r->st);
     r->col = pick_collector(&r->st, o->collector);
     if ((!arch && !set_is_file(set)) || !r->col) {
         free(arch);
+        free(owned);
         return -1;
     }
     int rc = br_passes_load(set, arch, &r->passes);
     free(arch);
+    free(owned);
     if (rc != 0)
         return -1;
     r->format = "csv";
@@ -260,6 +284,9 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
                         rocprof ? ")" : "", r->format, r->format_why);
         return 0;
     }
+    printf("pmc: counter set '%s' from %s: %zu passes\n", r->passes.set, r->passes.source,
+           r->passes.n);
+    fflush(stdout);
     return 0;
 }
 

@@ -115,8 +115,33 @@ static void section_header(struct rb *r)
     sb_addf(m, "| sbatch wrappers | `%s` |\n\n", r->scripts);
 }
 
+/* What the dry run's app line starts with (br_dry_run_print of the app argv:
+ * LAUNCHER, srun -N.. -n.. for several tasks, nothing for one task on a login
+ * node), as step 0's check. */
+static char *dry_run_launcher(const struct br_conf *c)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    if (c->launcher.n && !(c->launcher.n == 1 && !strcmp(c->launcher.v[0], "none"))) {
+        sb_adds(&sb, "the app line starts with `");
+        for (size_t i = 0; i < c->launcher.n; i++)
+            sb_addf(&sb, "%s%s", i ? " " : "", c->launcher.v[i]);
+        sb_adds(&sb, "`");
+    } else if (c->ntasks > 1) {
+        sb_adds(&sb, "the app line starts with `srun ");
+        if (c->nnodes > 1)
+            sb_addf(&sb, "-N%ld ", c->nnodes);
+        sb_addf(&sb, "-n%ld`", c->ntasks);
+    } else {
+        sb_adds(&sb, "the app line starts with `bash` (one task: no srun on the login node; the "
+                     "job runs it under `srun -n1`)");
+    }
+    return sb_detach(&sb);
+}
+
 static void section_table(struct rb *r)
 {
+    char *launcher = dry_run_launcher(&r->c);
     sb_addf(&r->md,
         "## Pipeline\n\n"
         "| # | Step | Command | Check before moving on |\n|---|---|---|---|\n"
@@ -137,8 +162,8 @@ static void section_table(struct rb *r)
         "a reason |\n\n"
         "Step 4 depends on step 2. Steps 3 and 5 depend on nothing; run step 3 first to\n"
         "confirm the app works before queueing the long PMC job.\n\n",
-        r->c.launcher.n ? "the conf's LAUNCHER" : r->c.ntasks > 1 ? "srun -n NTASKS" : "srun -n1",
-        r->arch, r->arch);
+        launcher, r->arch, r->arch);
+    free(launcher);
 }
 
 static void code_open(struct rb *r, const char *title)
@@ -239,13 +264,14 @@ static void section_chain(struct rb *r)
                "For the tight pmc `-t` (passes x 3 x the plain wall time), submit the later "
                "stages once the plain run has finished: `benchrun submit ");
     sb_adds(m, r->c.path);
-    sb_adds(m, " pmc power`. The same chain by hand:\n\n```sh\n");
+    sb_adds(m, " pmc power`. By hand, as the seed's runbook chains them (pmc and power both "
+               "wait for plain only, so they can run at the same time):\n\n```sh\n");
     sb_adds(m, "plain=$(");
     sbatch_stage(r, "plain", r->c.time_limit, "");
     sb_adds(m, ")\npmc=$(");
     sbatch_stage(r, "pmc", r->pmc_t, "$plain");
     sb_adds(m, ")\npower=$(");
-    sbatch_stage(r, "power", r->c.time_limit, "$pmc");
+    sbatch_stage(r, "power", r->c.time_limit, "$plain");
     sb_adds(m, ")\necho \"plain=$plain pmc=$pmc power=$power\"\n");
     sb_adds(m, "```\n\nA failed job keeps the later ones from starting (they stay pending with "
                "DependencyNeverSatisfied unless the cluster cancels them; scancel them).\n");

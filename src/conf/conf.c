@@ -34,7 +34,7 @@
 #define BR_CONF_SCALARS                                                        \
     "WORKLOAD WORKLOAD_DESC PROFILING_DIR RESULTS_DIR NGPUS NTASKS "           \
     "BIND_GPU_PER_TASK SAMPLE_GPUS ROCM_PATH PROF_LT SAMPLE_MS PERF_GREP "      \
-    "VENDOR ARCH PARTITION TIME_LIMIT COUNTERS NNODES SAMPLE_BACKEND ROCPROF_FORMAT"
+    "VENDOR ARCH PARTITION TIME_LIMIT COUNTERS NNODES SAMPLE_BACKEND ROCPROF_FORMAT GPU"
 #define BR_CONF_ARRAYS "MODULES REQUIRED_FILES LAUNCHER"
 
 const char br_conf_loader_script[] =
@@ -289,6 +289,13 @@ static int check_sample_gpus(const char *path, struct br_conf *c, const char *v)
     return 0;
 }
 
+/* SAMPLE_GPUS, else the older seed confs' GPU=N (the one GPU sampled). */
+static const char *sample_gpus_field(const struct raw *w)
+{
+    const char *v = raw_get(w, "SAMPLE_GPUS");
+    return v && *v ? v : raw_get(w, "GPU");
+}
+
 static int check_bind(const char *path, struct br_conf *c, const char *v)
 {
     if (!v || !*v || strcmp(v, "0") == 0)
@@ -329,7 +336,7 @@ static int check_numbers(const struct raw *w, const char *path, struct br_conf *
         get_posint(w, path, "SAMPLE_MS", 1, 60000, &c->sample_ms))
         return -1;
     if (check_bind(path, c, raw_get(w, "BIND_GPU_PER_TASK")) ||
-        check_sample_gpus(path, c, raw_get(w, "SAMPLE_GPUS")))
+        check_sample_gpus(path, c, sample_gpus_field(w)))
         return -1;
     return 0;
 }

@@ -67,6 +67,17 @@ expect_exit 0 "pmc --counters FILE" -- "$BENCHRUN" pmc "$T/mp.conf" --counters "
 run=$(ls -d "$T"/results/pmc-local-*)
 ls "$run"/p1/p1_[0-9]*_counter_collection.csv >/dev/null 2>&1 && pass "per-process file names" || fail "no p1_<pid>_ files"
 expect_grep '^env ROCR_VISIBLE_DEVICES=1$' "$run/p1/rocprof.p1.txt" "BIND_GPU_PER_TASK=1 sets ROCR_VISIBLE_DEVICES"
+# --- the seed user's $PROFILING_DIR/counters.json is the default set (said)
+rm -rf "$T/results"
+mkdir -p "$T/profdir" && cp "$T/set.json" "$T/profdir/counters.json"
+mkconf "$T/pd.conf" "PROFILING_DIR=$T/profdir"
+expect_exit 0 "pmc with \$PROFILING_DIR/counters.json" -- "$BENCHRUN" pmc "$T/pd.conf"
+expect_grep "^pmc: counter set '$T/profdir/counters.json' from $T/profdir/counters.json: 1 passes$" \
+    "$T/out" "says which set it used"
+run=$(ls -d "$T"/results/pmc-local-*)
+[ -d "$run/p1" ] && [ ! -d "$run/01_fp64_flops" ] && pass "its passes ran" || fail "passes of $run"
+expect_exit 0 "--counters still wins (dry run)" -- "$BENCHRUN" pmc "$T/pd.conf" --counters default --dry-run
+expect_grep "counter set 'default' from .*gfx942.json: 6 passes" "$T/out" "the option over the file"
 expect_exit 1 "unknown counter set" -- "$BENCHRUN" pmc "$T/w.conf" --counters nosuchset --dry-run
 expect_grep "no counter set 'nosuchset'" "$T/err" "unknown set named"
 expect_exit 2 "pmc usage error" -- "$BENCHRUN" pmc "$T/w.conf" --bogus

@@ -25,6 +25,19 @@ done
 expect_grep '^sbatch -p mi3008x -n 8 -J hns16812-plain .*/run_plain.sbatch ' "$T/RUNBOOK_hns16812.md" \
     "partition and -n from the conf"
 
+# the seed's chain: pmc and power both wait for plain (not power for pmc)
+expect_grep '^pmc=\$\(sbatch .*--dependency=afterok:\$plain ' "$T/RUNBOOK_hns16812.md" "pmc after plain"
+expect_grep '^power=\$\(sbatch .*--dependency=afterok:\$plain ' "$T/RUNBOOK_hns16812.md" "power after plain"
+expect_no_grep 'afterok:\$pmc' "$T/RUNBOOK_hns16812.md" "nothing waits for pmc"
+# step 0's check names what the dry run prints before launch.sh
+mkdir -p "$T/lammps/build-gfx942" "$T/lammps/examples/hns"   # its REQUIRED_FILES
+touch "$T/lammps/build-gfx942/lmp" "$T/lammps/examples/hns/"{in.reaxff.hns,data.hns-equil,ffield.reax.hns}
+expect_exit 0 "plain --dry-run" -- "$BENCHRUN" plain "$T/hns.conf" --dry-run
+launcher=$(sed -n 's/^\[dry-run\] \(.*\) bash .*launch\.sh [^-].*/\1/p' "$T/out" | head -1)
+[ -n "$launcher" ] && grep -qF "the app line starts with \`$launcher\`" "$T/RUNBOOK_hns16812.md" \
+    && pass "step 0 check: \`$launcher\` as the dry run prints it" \
+    || fail "step 0 check does not name the dry run's '$launcher'"
+
 # --out, and the pmc -t estimate from a finished plain run (6 passes x 3 x 100 s = 30 min)
 mkdir -p "$T/lammps/results/plain-99"
 printf '{"status": "ok", "exit_status": 0, "wall_time_s": 100.0, "gpu_arch": "gfx942"}\n' \

@@ -28,4 +28,20 @@ expect_grep 'benchrun not found: set BENCHRUN' "$T/err" "clear error"
 printf '#!/bin/bash\necho "$@" > %s/args\n' "$T" >"$T/bin/fakebr" && chmod +x "$T/bin/fakebr"
 expect_exit 0 "list_counters.sbatch FILE" -- env BENCHRUN="$T/bin/fakebr" bash "$dir/list_counters.sbatch" "$T/list.txt"
 [ "$(cat "$T/args")" = "counters list -o $T/list.txt" ] && pass "seed form mapped to -o" || fail "args: $(cat "$T/args")"
+# list_counters.sbatch OUTPUT MODULE: the module is loaded first (seed)
+eval "module() { echo \"module \$*\" >'$T/module.log'; }"   # the job's shell does not know \$T
+export -f module
+expect_exit 0 "list_counters.sbatch FILE MODULE" -- env BENCHRUN="$T/bin/fakebr" bash "$dir/list_counters.sbatch" "$T/list.txt" rocm/7.2.0
+[ "$(cat "$T/module.log" 2>/dev/null)" = "module load rocm/7.2.0" ] && pass "module loaded" || fail "module: $(cat "$T/module.log" 2>/dev/null)"
+[ "$(cat "$T/args")" = "counters list -o $T/list.txt" ] && pass "then counters list -o FILE" || fail "args: $(cat "$T/args")"
+module() { return 1; }
+export -f module
+expect_exit 1 "module load fails: the job fails" -- env BENCHRUN="$T/bin/fakebr" bash "$dir/list_counters.sbatch" "$T/list.txt" rocm/0.0
+expect_grep "module load rocm/0.0 failed" "$T/err" "says which module"
+unset -f module
+# run_pmc.sbatch CONF COUNTERS: the seed's second argument is the counter set
+expect_exit 0 "run_pmc.sbatch CONF COUNTERS" -- env BENCHRUN="$T/bin/fakebr" bash "$dir/run_pmc.sbatch" "$T/w.conf" my.json
+[ "$(cat "$T/args")" = "pmc $T/w.conf --counters my.json" ] && pass "COUNTERS mapped to --counters" || fail "args: $(cat "$T/args")"
+expect_exit 0 "run_pmc.sbatch CONF --counters SET" -- env BENCHRUN="$T/bin/fakebr" bash "$dir/run_pmc.sbatch" "$T/w.conf" --counters ml
+[ "$(cat "$T/args")" = "pmc $T/w.conf --counters ml" ] && pass "benchrun form unchanged" || fail "args: $(cat "$T/args")"
 finish

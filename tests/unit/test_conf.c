@@ -88,6 +88,24 @@ static void test_decode_minimal(void **state)
     free(buf);
 }
 
+/* The older seed confs' GPU=N: the sampled GPU when SAMPLE_GPUS is unset. */
+static void test_decode_legacy_gpu(void **state)
+{
+    (void)state;
+    size_t len;
+    char *buf = stream(MINIMAL "S|GPU|3|Z|", &len);
+    struct br_conf c;
+    assert_int_equal(br_conf_decode(buf, len, "/d/x.conf", 0, &c), 0);
+    assert_string_equal(c.sample_gpus, "3");
+    br_conf_free(&c);
+    free(buf);
+    buf = stream(MINIMAL "S|GPU|3|S|SAMPLE_GPUS|0,1|Z|", &len);   /* SAMPLE_GPUS wins */
+    assert_int_equal(br_conf_decode(buf, len, "/d/x.conf", 0, &c), 0);
+    assert_string_equal(c.sample_gpus, "0,1");
+    br_conf_free(&c);
+    free(buf);
+}
+
 /* decode(spec) must fail with a message containing want. */
 static void expect_error(const char *spec, const char *want)
 {
@@ -236,6 +254,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_decode_minimal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_decode_legacy_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decode_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decode_optional, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_seed_conf, setup, teardown),
