@@ -205,6 +205,31 @@ static void test_malformed(void **st)
     expect_load_error(HEAD "\"constant_sources\":{\"A\":2}}", "constant_sources: A: expected a non-empty string");
     expect_load_error("{\"arch\":\"t\",\"constants\":{\"A\":2,\"C\":3},\"peaks\":{},\"constant_sources\":{\"A\":\"x\"}}",
                       "constant_sources: no source for C");
+    /* the seed-compatibility keys (issue 13) */
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\",\"when_no_data\":\"zero\"}]}",
+                      "metrics[0]: when_no_data: expected");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\",\"int\":1}]}",
+                      "metrics[0]: int: expected true or false");
+    expect_load_error(HEAD "\"launch_counter\":3,\"metrics\":[{\"name\":\"m\",\"expr\":\"1\"}]}",
+                      "launch_counter: expected a counter name");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\"}],\"report_whole_run\":"
+                      "[{\"label\":\"x\",\"metric\":\"nope\",\"format\":\"%.1f\"}]}",
+                      "report_whole_run[0]: expected \"label\" and \"metric\"");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\"}],\"report_whole_run\":"
+                      "[{\"label\":\"x\",\"metric\":\"m\",\"format\":\"%s\"}]}",
+                      "report_whole_run[0]: format: expected a printf conversion");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\"}],\"report_whole_run\":"
+                      "[{\"label\":\"x\",\"metric\":\"m\",\"format\":\"%.1f%n\"}]}",
+                      "report_whole_run[0]: format: expected a printf conversion");
+    expect_load_error(HEAD "\"metrics\":[{\"name\":\"b\",\"label\":\"bound\",\"latency\":\"no\","
+                      "\"compute_pct\":\"1\",\"mem_pct\":\"1\",\"flops\":\"1\"}]}",
+                      "metrics[0]: latency: expected true or false");
+    assert_true(arch_double_format("%.3e") && arch_double_format("%g") && arch_double_format("%.0f"));
+    assert_false(arch_double_format("%d") || arch_double_format("x%f") || arch_double_format("%.1f %f"));
+    /* {first_pass}: the run's first pass */
+    char *e = arch_subst_first_pass("G@{first_pass} + {first_pass}", "01_x");
+    assert_string_equal(e, "G@01_x + 01_x");
+    free(e);
     /* a counter of a known block that no pass collects is accepted */
     char path[] = "/tmp/h2archXXXXXX.json";
     int fd = mkstemps(path, 5);
