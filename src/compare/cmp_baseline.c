@@ -2,8 +2,9 @@
  * them (see baseline.h): reads per_kernel_metrics.csv with the RFC 4180
  * reader (read/csvtab.h) and summary.json with jansson, matches kernels by
  * kernel_full_name and metrics by column name. The TOTAL row is recognised
- * by its kernel column "TOTAL" wherever it stands (benchrun writes it last;
- * the seed's postprocess_pmc.py first, with an empty kernel_full_name).
+ * by its kernel column "TOTAL" wherever it stands (benchrun and the seed's
+ * postprocess_pmc.py write it first, with an empty kernel_full_name; older
+ * benchrun analyses last).
  */
 #include "compare/baseline.h"
 
