@@ -122,7 +122,8 @@ static void acc_finish(struct acc *a, size_t nfiles, struct mx_clock_stats *st)
     double sum = 0;
     for (size_t i = 0; i < a->n; i++)
         sum += a->mhz[i];
-    qsort(a->mhz, a->n, sizeof(double), cmp_double);
+    if (a->n)
+        qsort(a->mhz, a->n, sizeof(double), cmp_double);
     *st = (struct mx_clock_stats){ .files = nfiles, .samples_total = a->total,
                                    .samples_window = a->window, .samples_running = a->n,
                                    .mean = a->n ? sum / (double)a->n : NAN,

@@ -104,7 +104,8 @@ char *mx_display_name(const char *full)
     char *n = lammps(full);
     if (!n)
         n = kokkos(full);
-    return n ? n : xstrndup(full, SHORT_MAX);
+    size_t len = strlen(full);   /* xstrndup copies n bytes: never past the NUL */
+    return n ? n : xstrndup(full, len < SHORT_MAX ? len : SHORT_MAX);
 }
 
 void mx_unique_names(char **names, size_t n)
