@@ -567,6 +567,7 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
             a->launches[k]++;
             a->dur[k] += (double)(d->end - d->start);
             a->dispatches++;
+            add_agent(a, d->agent);
         } else {
             k = *v & ~TIMED;
         }

@@ -131,10 +131,10 @@ static void clock_line(FILE *fp, const struct mx_result *res, const struct wr_in
     char b[3][32];
     fputs("Utilisation denominators (CU, VALU, SALU, MFMA busy, occupancy) use ", fp);
     if (res->clock_src == MX_CLOCK_FALLBACK) {
-        fprintf(fp, "each kernel's own clock (%s).\n\n", wr_clock_source(res->clock_src));
+        fprintf(fp, "each kernel's own clock (%s).\n\n", wr_clock_source(res));
         return;
     }
-    fprintf(fp, "kernel time x %.0f MHz (%s)", res->clock_mhz, wr_clock_source(res->clock_src));
+    fprintf(fp, "kernel time x %.0f MHz (%s)", res->clock_mhz, wr_clock_source(res));
     const struct mx_clock_stats *c = &in->clock;
     if (in->sampled && c->samples_running)
         fprintf(fp, "; %llu of %llu samples, median %s, p5-p95 %s-%s MHz",
@@ -299,9 +299,11 @@ static void covering(FILE *fp, const struct mx_result *res, const struct wr_info
 static void data_checks(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     char b[5][64];
-    fputs("## Data checks\n\n| Pass | Files / GPUs | Launches | Missing counters (launches, % "
-          "time) | Kernel time (s) | GRBM_GUI_ACTIVE clock (MHz) | GUI cycles outside kernel time "
-          "| App time (s) |\n|---|---|---|---|---|---|---|---|\n", fp);
+    bool nv = arch_is_nvidia(res->ap);   /* name NVIDIA's own clock counter (issue 14) */
+    fprintf(fp, "## Data checks\n\n| Pass | Files / GPUs | Launches | Missing counters (launches, "
+            "%% time) | Kernel time (s) | %s clock (MHz) | %s cycles outside kernel time | App time "
+            "(s) |\n|---|---|---|---|---|---|---|---|\n", nv ? "sm__cycles_elapsed" : "GRBM_GUI_ACTIVE",
+            nv ? "Elapsed" : "GUI");
     for (uint32_t p = 0; p < res->npasses; p++) {
         const struct mx_pass *mp = &res->pass[p];
         const struct rp_pass *ps = p < in->run->npasses ? &in->run->passes[p] : NULL;
