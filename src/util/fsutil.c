@@ -11,26 +11,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Why path (which mkdir found existing) is not a folder we can use. */
+static int not_a_dir(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
+        int e = errno;
+        char target[4096];
+        ssize_t n = readlink(path, target, sizeof(target) - 1);
+        target[n > 0 ? n : 0] = '\0';
+        if (e == ELOOP)
+            return br_error("cannot create directory '%s': it is a symbolic link that loops "
+                            "(-> '%s')", path, target);
+        return br_error("cannot create directory '%s': it is a symbolic link to '%s', which "
+                        "%s", path, target, e == ENOENT ? "does not exist" : strerror(e));
+    }
+    return br_error("cannot create directory '%s': a file of that name exists", path);
+}
+
 int fs_mkdir_p(const char *path)
 {
     char *p = xstrdup(path);
-    for (char *s = p + 1; *s; s++) {
+    int rc = 0;
+    for (char *s = p + 1; *s && rc == 0; s++) {
         if (*s != '/')
             continue;
         *s = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            int e = errno;
-            br_error("cannot create directory '%s': %s", p, strerror(e));
-            free(p);
-            return -1;
-        }
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            rc = br_error("cannot create directory '%s': %s", p, strerror(errno));
+        else if (!fs_is_dir(p))
+            rc = not_a_dir(p);
         *s = '/';
     }
-    int rc = 0;
-    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+    if (rc == 0 && mkdir(p, 0755) != 0 && errno != EEXIST)
         rc = br_error("cannot create directory '%s': %s", p, strerror(errno));
-    else if (!fs_is_dir(p))
-        rc = br_error("cannot create directory '%s': a file of that name exists", p);
+    else if (rc == 0 && !fs_is_dir(p))
+        rc = not_a_dir(p);
     free(p);
     return rc;
 }
@@ -79,39 +95,146 @@ char *fs_read_file(const char *path, size_t *len)
     return buf;
 }
 
+struct fs_wstate {
+    int fd;
+    int err;        /* first write errno, 0 if none */
+};
+
+/* The stream's write function: records the first errno for the message. */
+static ssize_t atomic_write(void *cookie, const char *buf, size_t size)
+{
+    struct fs_wstate *a = cookie;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(a->fd, buf + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!a->err)
+                a->err = w < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;   /* short: stdio sets the error indicator */
+}
+
+static int atomic_close(void *cookie)
+{
+    struct fs_wstate *a = cookie;
+    int rc = close(a->fd);
+    if (rc != 0 && !a->err)
+        a->err = errno;
+    a->fd = -1;
+    return rc;
+}
+
+long fs_read_line_bounded(FILE *fp, char *buf, size_t cap, bool *cut)
+{
+    size_t n = 0;
+    bool longer = false, any = false;
+    int c;
+    while ((c = getc_unlocked(fp)) != EOF) {
+        any = true;
+        if (c == '\n')
+            break;
+        if (n + 1 < cap)
+            buf[n++] = (char)c;
+        else
+            longer = true;
+    }
+    if (!any)
+        return -1;
+    if (n > 0 && buf[n - 1] == '\r' && !longer)
+        n--;
+    buf[n] = '\0';
+    if (cut)
+        *cut = longer;
+    return (long)n;
+}
+
 int fs_atomic_open(struct fs_atomic *a, const char *path)
 {
+    memset(a, 0, sizeof(*a));
     a->path = xstrdup(path);
     a->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    a->fp = fopen(a->tmp, "wb");
+    a->ws = xcalloc(1, sizeof(*a->ws));
+    a->ws->fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cookie_io_functions_t io = { .write = atomic_write, .close = atomic_close };
+    a->fp = a->ws->fd >= 0 ? fopencookie(a->ws, "w", io) : NULL;
     if (!a->fp) {
         br_error("cannot create '%s': %s", a->tmp, strerror(errno));
+        if (a->ws->fd >= 0) {
+            close(a->ws->fd);
+            unlink(a->tmp);
+        }
         free(a->path);
         free(a->tmp);
-        a->path = a->tmp = NULL;
+        free(a->ws);
+        memset(a, 0, sizeof(*a));
         return -1;
     }
     return 0;
 }
 
-int fs_atomic_commit(struct fs_atomic *a)
+static const char *write_reason(const struct fs_atomic *a, int e)
 {
-    int rc = 0;
-    if (fflush(a->fp) != 0 || ferror(a->fp))
-        rc = br_error("cannot write '%s': %s", a->tmp, strerror(errno));
-    else if (fsync(fileno(a->fp)) != 0 && errno != EINVAL)
-        rc = br_error("cannot sync '%s': %s", a->tmp, strerror(errno));
-    if (fclose(a->fp) != 0 && rc == 0)
-        rc = br_error("cannot close '%s': %s", a->tmp, strerror(errno));
-    if (rc == 0 && rename(a->tmp, a->path) != 0)
-        rc = br_error("cannot rename '%s' to '%s': %s", a->tmp, a->path, strerror(errno));
-    if (rc != 0)
-        unlink(a->tmp);
+    int first = a->ws ? a->ws->err : 0;
+    return strerror(first ? first : e ? e : EIO);
+}
+
+static void atomic_free(struct fs_atomic *a)
+{
     free(a->path);
     free(a->tmp);
-    a->fp = NULL;
+    free(a->ws);
     a->path = a->tmp = NULL;
+    a->ws = NULL;
+}
+
+int fs_atomic_fail(struct fs_atomic *a)
+{
+    if (a->fp)
+        fflush(a->fp);
+    br_error("cannot write '%s': %s", a->path ? a->path : "?", write_reason(a, errno));
+    fs_atomic_abort(a);
+    return -1;
+}
+
+int fs_atomic_sync(struct fs_atomic *a)
+{
+    int rc = 0;
+    if (fflush(a->fp) != 0 || ferror(a->fp) || a->ws->err)
+        rc = br_error("cannot write '%s': %s", a->path, write_reason(a, errno));
+    else if (fsync(a->ws->fd) != 0 && errno != EINVAL)
+        rc = br_error("cannot sync '%s': %s", a->path, strerror(errno));
+    int ce = fclose(a->fp) != 0 ? errno : 0;
+    a->fp = NULL;
+    if (ce && rc == 0)
+        rc = br_error("cannot close '%s': %s", a->path, write_reason(a, ce));
+    if (rc != 0) {
+        unlink(a->tmp);
+        atomic_free(a);
+    }
     return rc;
+}
+
+int fs_atomic_rename(struct fs_atomic *a)
+{
+    int rc = 0;
+    if (rename(a->tmp, a->path) != 0) {
+        rc = br_error("cannot rename '%s' to '%s': %s", a->tmp, a->path, strerror(errno));
+        unlink(a->tmp);
+    }
+    atomic_free(a);
+    return rc;
+}
+
+int fs_atomic_commit(struct fs_atomic *a)
+{
+    if (fs_atomic_sync(a) != 0)
+        return -1;
+    return fs_atomic_rename(a);
 }
 
 void fs_atomic_abort(struct fs_atomic *a)
@@ -120,10 +243,8 @@ void fs_atomic_abort(struct fs_atomic *a)
         fclose(a->fp);
     if (a->tmp)
         unlink(a->tmp);
-    free(a->path);
-    free(a->tmp);
     a->fp = NULL;
-    a->path = a->tmp = NULL;
+    atomic_free(a);
 }
 
 int fs_write_atomic(const char *path, const void *data, size_t len)
@@ -131,11 +252,8 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
     struct fs_atomic a;
     if (fs_atomic_open(&a, path) != 0)
         return -1;
-    if (len && fwrite(data, 1, len, a.fp) != len) {
-        br_error("cannot write '%s': %s", a.tmp, strerror(errno));
-        fs_atomic_abort(&a);
-        return -1;
-    }
+    if (len && fwrite(data, 1, len, a.fp) != len)
+        return fs_atomic_fail(&a);
     return fs_atomic_commit(&a);
 }
 

@@ -23,15 +23,34 @@ int fs_write_atomic(const char *path, const void *data, size_t len);
 
 /* Atomic writer for streamed output: fs_atomic_open gives a FILE* on a
  * temporary name; fs_atomic_commit flushes, fsyncs, closes and renames it;
- * fs_atomic_abort closes and removes the temporary. */
+ * fs_atomic_abort closes and removes the temporary. The stream remembers
+ * the errno of its first failed write (ENOSPC on a full disk), so every
+ * "cannot write" message says why, however much was buffered in between.
+ * fs_atomic_commit = fs_atomic_sync + fs_atomic_rename, for writers that
+ * commit several files together (run_info.txt + run.json). */
+struct fs_wstate;    /* fd and first write errno (fsutil.c) */
 struct fs_atomic {
     FILE *fp;
     char *path;
     char *tmp;
+    struct fs_wstate *ws;
 };
 int fs_atomic_open(struct fs_atomic *a, const char *path);
 int fs_atomic_commit(struct fs_atomic *a);
 void fs_atomic_abort(struct fs_atomic *a);
+/* Flush, fsync and close the temporary (removed on error). */
+int fs_atomic_sync(struct fs_atomic *a);
+/* Rename the synced temporary to its final name. */
+int fs_atomic_rename(struct fs_atomic *a);
+/* Prints "cannot write '<path>': <reason>" and aborts; returns -1. */
+int fs_atomic_fail(struct fs_atomic *a);
+
+/* Next line of fp into buf, without its line end (LF, CRLF): at most cap-1
+ * bytes are kept (NUL-terminated), the rest of a longer line is read and
+ * dropped, so memory stays bounded whatever the input (a 1 GB line). Returns
+ * the kept length, or -1 at end of file or on a read error (ferror(fp)).
+ * *cut (may be NULL) says whether the line was longer. */
+long fs_read_line_bounded(FILE *fp, char *buf, size_t cap, bool *cut);
 
 /* Copies a file (used for the conf copy in run folders). */
 int fs_copy_file(const char *src, const char *dst);

@@ -109,12 +109,7 @@ static void metric_row(FILE *fp, const struct mx_result *res, uint32_t r)
 
 static int finish(struct fs_atomic *a)
 {
-    if (ferror(a->fp)) {
-        br_error("cannot write '%s'", a->path);
-        fs_atomic_abort(a);
-        return -1;
-    }
-    return fs_atomic_commit(a);
+    return fs_atomic_commit(a);     /* says why a write failed */
 }
 
 int wr_per_kernel_csv(const struct mx_result *res, const char *path)

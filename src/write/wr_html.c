@@ -203,9 +203,9 @@ int wr_report_html(const struct mx_result *res, const struct wr_info *in, const 
     if (prof_dir)
         wr_svg_vectors(a.fp, prof_dir);
     fputs("</body></html>\n", a.fp);
-    if (rc < 0 || ferror(a.fp)) {
+    if (rc < 0) {
         fs_atomic_abort(&a);
-        return rc < 0 ? -1 : br_error("cannot write '%s'", path);
+        return -1;
     }
-    return fs_atomic_commit(&a);
+    return fs_atomic_commit(&a);    /* says why a write failed */
 }
