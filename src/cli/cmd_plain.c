@@ -8,6 +8,7 @@
 #include "util/fsutil.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char usage[] =
     "usage: benchrun plain CONF [--dry-run]\n"
@@ -41,7 +42,7 @@ static int plain_run(struct br_stage *st, const struct strv *app)
     rc = br_run_info_write(st, app, &r, extra);
     json_decref(extra);
     br_stage_summary(st, &r);
-    int code = r.exit_code == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
+    int code = strcmp(br_run_status(&r), "ok") == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
     br_exec_result_release(&r);
     free(log);
     return code;

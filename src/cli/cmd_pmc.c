@@ -15,6 +15,7 @@
 #include "collect/collect.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
+#include "util/stopsig.h"
 #include "util/xalloc.h"
 
 #include <getopt.h>
@@ -138,7 +139,7 @@ static json_t *pass_record(const struct br_pass *p, const struct br_exec_result 
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(p->name));
-    json_object_set_new(o, "exit_status", json_integer(x->exit_code));
+    json_object_set_new(o, "exit_status", x->started ? json_integer(x->exit_code) : json_null());
     json_object_set_new(o, "wall_time_s", json_real(x->wall_s));
     json_object_set_new(o, "counter_files", json_integer(nfiles));
     json_object_set_new(o, "reason", x->reason ? json_string(x->reason) : json_null());
@@ -299,11 +300,12 @@ static int finish(struct pmc_run *r)
     json_object_set_new(extra, "output_format_reason", json_string(r->format_why));
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
-    struct br_exec_result sum = { .exit_code = r->failed ? 1 : 0 };
+    struct br_exec_result sum = { .started = true, .exit_code = r->failed ? 1 : 0 };
     if (r->stopped) {           /* the killed pass's reason first: "time limit" (issue 4) */
         json_t *last = json_array_get(r->results, json_array_size(r->results) - 1);
         const char *why = json_string_value(json_object_get(last, "reason"));
         sum.reason = xasprintf("%s (stopped before all passes ran)", why ? why : "a signal");
+        sum.forwarded_signal = stopsig_received();
     }
     double wall = 0;
     size_t i;

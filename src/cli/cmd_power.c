@@ -179,7 +179,7 @@ static int power_run(struct br_stage *st, const struct strv *argv, const char *k
     br_stage_summary(st, &r);
     br_power_summary_print(sum);
     json_decref(extra);
-    int code = r.exit_code == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
+    int code = strcmp(br_run_status(&r), "ok") == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
     br_exec_result_release(&r);
     free(log);
     return code;

@@ -1,25 +1,28 @@
 /* exec.c - run a stage's command: own process group, output to a log file,
- * SIGTERM/SIGINT/SIGHUP forwarded to the group, exit status and wall time.
+ * SIGTERM/SIGINT/SIGHUP forwarded to the group (util/stopsig.h), SIGKILL
+ * after a grace period, exit status and wall time.
  *
  * Slurm sends SIGTERM to the job step at the time limit (and on scancel),
  * then SIGKILL KillWait seconds later (slurm.conf KillWait, default 30 s), so
- * benchrun has that long to record "time limit" in run_info.
+ * benchrun has that long to record "time limit" in run_info. An app that
+ * outlives the SIGTERM gets SIGKILL from benchrun after BENCHRUN_KILL_WAIT
+ * seconds (default 30, as KillWait), so a stage never waits forever.
  *
  * Slurm signals the app's srun step a few ms BEFORE the batch step that runs
  * benchrun (measured with slurm-wlm 22.05, tests/slurm/0050): the app can end
- * before benchrun's own SIGTERM arrives. So once installed, the handlers stay
- * for the life of the process (with no app running they only record the
- * signal: a late SIGTERM must not kill benchrun while it writes run_info), a
- * recorded signal stays pending (a later br_stage_exec stops its app at once),
- * and an app that died of SIGTERM inside Slurm waits up to 1 s for benchrun's
- * own signal before the reason is decided (h7, issue 4).
+ * before benchrun's own SIGTERM arrives. So a recorded signal stays pending
+ * (a later br_stage_exec starts nothing), and an app that died of SIGTERM
+ * inside Slurm waits up to 1 s for benchrun's own signal before the reason
+ * is decided (h7, issue 4).
  */
 #include "stage/stage.h"
 #include "util/error.h"
+#include "util/stopsig.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,30 +30,25 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t g_child_pgid;
-static volatile sig_atomic_t g_got_signal;
+#define BR_KILL_WAIT_DEFAULT 30.0
 
-static void forward(int sig)
+static double g_kill_wait = BR_KILL_WAIT_DEFAULT;
+
+int br_stage_kill_wait_from_env(void)
 {
-    if (!g_got_signal)
-        g_got_signal = sig;
-    if (g_child_pgid > 0)
-        kill(-(pid_t)g_child_pgid, sig);
+    const char *v = getenv("BENCHRUN_KILL_WAIT");
+    g_kill_wait = BR_KILL_WAIT_DEFAULT;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    double s = strtod(v, &end);
+    if (errno || *end || !(s >= 0 && s <= 86400))
+        return br_error("BENCHRUN_KILL_WAIT must be the seconds between SIGTERM and SIGKILL "
+                        "(0 to 86400), got '%s'", v);
+    g_kill_wait = s;
+    return 0;
 }
-
-static const int k_forwarded[] = { SIGTERM, SIGINT, SIGHUP };
-#define N_FORWARDED (sizeof(k_forwarded) / sizeof(k_forwarded[0]))
-
-static void install(struct sigaction old[N_FORWARDED])
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = forward;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        sigaction(k_forwarded[i], &sa, &old[i]);
-}
-
 
 static double now_s(void)
 {
@@ -59,7 +57,8 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* In the child: own group, log file, stdin, default signals, exec. */
+/* In the child: own group, log file, stdin, exec (stopsig_fork has reset the
+ * signal dispositions). */
 static void child(const struct strv *argv, int logfd)
 {
     setpgid(0, 0);
@@ -75,29 +74,26 @@ static void child(const struct strv *argv, int logfd)
             close(dn);
         }
     }
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        signal(k_forwarded[i], SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
     execvp(argv->v[0], argv->v);
     fprintf(stderr, "benchrun: cannot run '%s': %s\n", argv->v[0], strerror(errno));
     _exit(127);
 }
 
-static char *reason_for(int sig)
+char *br_stop_reason(int sig)
 {
     if (sig == SIGTERM && br_in_slurm())
         return xstrdup("time limit");
-    return xasprintf("%s received", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
+    return xasprintf("%s received", stopsig_name(sig));
 }
 
 /* The app died of SIGTERM (or srun reported 143) inside Slurm before our own
  * signal arrived: give it up to 1 s to arrive (it is ms behind). */
 static void await_late_signal(const struct br_exec_result *r)
 {
-    if (g_got_signal || !br_in_slurm() ||
+    if (stopsig_received() || !br_in_slurm() ||
         !(r->term_signal == SIGTERM || r->exit_code == 128 + SIGTERM))
         return;
-    for (int i = 0; i < 100 && !g_got_signal; i++) {
+    for (int i = 0; i < 100 && !stopsig_received(); i++) {
         struct timespec ts = { 0, 10 * 1000 * 1000 };
         nanosleep(&ts, NULL);
     }
@@ -113,16 +109,61 @@ static void fill_result(struct br_exec_result *r, int st, double t0)
         r->exit_code = 128 + r->term_signal;
     }
     await_late_signal(r);
-    r->forwarded_signal = g_got_signal;
-    if (g_got_signal)
-        r->reason = reason_for(g_got_signal);
-    else if (r->term_signal)
+    r->forwarded_signal = stopsig_received();
+    if (r->forwarded_signal) {
+        r->reason = br_stop_reason(r->forwarded_signal);
+        if (r->killed_after_s >= 0) {
+            char *why = r->reason;
+            r->reason = xasprintf("%s; SIGKILL after %g s", why, r->killed_after_s);
+            free(why);
+        }
+    } else if (r->term_signal)
         r->reason = xasprintf("killed by signal %d (%s)", r->term_signal, strsignal(r->term_signal));
+}
+
+/* Waits for pid; once a stop signal has been received, at most the grace
+ * period from its arrival, then SIGKILLs the group. */
+static void wait_child(pid_t pid, int *st, struct br_exec_result *r)
+{
+    while (waitpid(pid, st, 0) < 0) {
+        if (errno != EINTR)
+            return;
+        if (!stopsig_received())
+            continue;
+        double deadline = stopsig_received_at() + g_kill_wait;
+        for (;;) {
+            pid_t w = waitpid(pid, st, WNOHANG);
+            if (w == pid || (w < 0 && errno != EINTR))
+                return;
+            if (now_s() >= deadline)
+                break;
+            struct timespec ts = { 0, 10 * 1000 * 1000 };
+            nanosleep(&ts, NULL);
+        }
+        kill(-pid, SIGKILL);
+        r->killed_after_s = g_kill_wait;
+    }
+}
+
+/* A stop signal arrived before the command could start: it is not started. */
+static int not_started(struct br_exec_result *r, int sig)
+{
+    r->started = false;
+    r->exit_code = -1;
+    r->forwarded_signal = sig;
+    char *why = br_stop_reason(sig);
+    r->reason = xasprintf("%s (before the command started)", why);
+    free(why);
+    return 0;
 }
 
 int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_result *r)
 {
     memset(r, 0, sizeof(*r));
+    r->killed_after_s = -1;
+    stopsig_install();
+    if (stopsig_received())
+        return not_started(r, stopsig_received());
     int logfd = -1;
     if (log_path) {
         logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -130,32 +171,34 @@ int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_
             return br_error("cannot open '%s': %s", log_path, strerror(errno));
     }
     fflush(NULL);
-    static bool installed;
-    static struct sigaction old[N_FORWARDED];
-    g_child_pgid = 0;
-    if (!installed)
-        install(old);
-    installed = true;
     double t0 = now_s();
-    pid_t pid = fork();
+    pid_t pid = stopsig_fork();
     if (pid == 0)
         child(argv, logfd);
     if (logfd >= 0)
         close(logfd);
     if (pid < 0) {
         int e = errno;
+        stopsig_fork_done(0);
         return br_error("cannot start '%s': %s", argv->v[0], strerror(e));
     }
-    setpgid(pid, pid);              /* also here: no race with an early signal */
-    g_child_pgid = pid;
-    if (g_got_signal)               /* arrived between install and now */
-        kill(-pid, g_got_signal);
+    setpgid(pid, pid);              /* also here: the group exists before any kill */
+    stopsig_fork_done(pid);
+    r->started = true;
+    if (stopsig_received())         /* arrived before the fork: the child has defaults now */
+        kill(-pid, stopsig_received());
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    g_child_pgid = 0;               /* handlers stay: see the top of the file */
+    wait_child(pid, &st, r);
+    stopsig_forward_to(0);          /* the handler stays: see the top of the file */
     fill_result(r, st, t0);
     return 0;
+}
+
+const char *br_run_status(const struct br_exec_result *r)
+{
+    if (r->forwarded_signal || r->term_signal)
+        return "killed";
+    return r->exit_code == 0 && !r->reason ? "ok" : "failed";
 }
 
 void br_exec_result_release(struct br_exec_result *r)

@@ -39,32 +39,58 @@ char *br_run_dir_name(const char *results_dir, const char *kind, const char *job
     return p;
 }
 
+/* <base>, <base>.2, <base>.3, ...: the n-th candidate (n >= 1). */
+static char *candidate(const char *base, int n)
+{
+    return n == 1 ? xstrdup(base) : xasprintf("%s.%d", base, n);
+}
+
+char *br_run_dir_free_name(const char *results_dir, const char *kind, const char *jobid)
+{
+    char *base = br_run_dir_name(results_dir, kind, jobid);
+    for (int n = 1; n < 10000; n++) {
+        char *cand = candidate(base, n);
+        struct stat st;
+        if (lstat(cand, &st) != 0) {
+            free(base);
+            return cand;
+        }
+        free(cand);
+    }
+    return base;    /* br_run_dir_create says why it cannot be used */
+}
+
+int br_run_dir_create_at(const char *results_dir, const char *path)
+{
+    if (fs_mkdir_p(results_dir) != 0)
+        return -1;
+    if (mkdir(path, 0755) == 0)
+        return 0;
+    if (errno == EEXIST)
+        return 1;
+    return br_error("cannot create run folder '%s': %s", path, strerror(errno));
+}
+
 int br_run_dir_create(const char *results_dir, const char *kind, const char *jobid, char **out)
 {
     *out = NULL;
-    if (fs_mkdir_p(results_dir) != 0)
-        return -1;
     char *base = br_run_dir_name(results_dir, kind, jobid);
-    char *cand = xstrdup(base);
-    for (int n = 2; n < 10000; n++) {
-        if (mkdir(cand, 0755) == 0) {
+    for (int n = 1; n < 10000; n++) {
+        char *cand = candidate(base, n);
+        int rc = br_run_dir_create_at(results_dir, cand);
+        if (rc == 0) {
             free(base);
             *out = fs_abspath(cand);
             free(cand);
             return 0;
         }
-        if (errno != EEXIST) {
-            int e = errno;
-            br_error("cannot create run folder '%s': %s", cand, strerror(e));
-            free(cand);
+        free(cand);
+        if (rc < 0) {
             free(base);
             return -1;
         }
-        free(cand);
-        cand = xasprintf("%s.%d", base, n);
     }
     br_error("cannot create run folder '%s': too many earlier runs with this id", base);
-    free(cand);
     free(base);
     return -1;
 }

@@ -4,6 +4,7 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/shquote.h"
+#include "util/stopsig.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -177,6 +178,27 @@ static void set_vendor(struct br_stage *st)
     setenv("BENCHRUN_VENDOR", st->vendor, 1);
 }
 
+/* The end of a start that did not reach the app: why, in the run record. */
+static int start_failed(struct br_stage *st, struct br_exec_result *r)
+{
+    br_run_info_write(st, NULL, r, NULL);       /* the folder says why it is empty */
+    br_exec_result_release(r);
+    return -1;
+}
+
+static int start_failed_msg(struct br_stage *st, const char *why)
+{
+    struct br_exec_result r = { .exit_code = -1, .killed_after_s = -1, .reason = xstrdup(why) };
+    int sig = stopsig_received();
+    if (sig) {                  /* the step failed because a signal stopped it */
+        free(r.reason);
+        r.reason = br_stop_reason(sig);
+        r.forwarded_signal = sig;
+    }
+    return start_failed(st, &r);
+}
+
+/* Modules + stage_inputs; their failure (or a stop signal) ends the stage. */
 static int run_setup(struct br_stage *st)
 {
     struct strv argv;
@@ -184,11 +206,27 @@ static int run_setup(struct br_stage *st)
     struct br_exec_result r;
     int rc = br_stage_exec(&argv, NULL, &r);
     strv_free(&argv);
-    if (rc == 0 && r.exit_code != 0)
-        rc = br_error("%s: setup (modules, stage_inputs) failed with exit status %d",
-                      st->conf.path, r.exit_code);
-    br_exec_result_release(&r);
-    return rc;
+    if (rc != 0)
+        return start_failed_msg(st, "setup (modules, stage_inputs) could not be started");
+    if (!r.forwarded_signal && r.exit_code == 0 && !stopsig_received()) {
+        br_exec_result_release(&r);
+        return 0;
+    }
+    if (!r.forwarded_signal && stopsig_received()) {   /* the setup ignored it */
+        free(r.reason);
+        r.forwarded_signal = stopsig_received();
+        r.reason = br_stop_reason(r.forwarded_signal);
+    }
+    if (!r.forwarded_signal) {
+        br_error("%s: setup (modules, stage_inputs) failed with exit status %d", st->conf.path,
+                 r.exit_code);
+        free(r.reason);
+        r.reason = xasprintf("setup failed (modules or stage_inputs), exit status %d", r.exit_code);
+    } else {
+        br_error("%s: stopped (%s) during the setup (modules, stage_inputs)", st->conf.path,
+                 r.reason);
+    }
+    return start_failed(st, &r);
 }
 
 /* Real runs: GPUs, vendor, layout and launcher checks (nothing created). */
@@ -210,6 +248,11 @@ int br_stage_load(struct br_stage *st, const char *kind, const char *conf_path, 
     st->kind = kind;
     st->dry_run = dry_run;
     st->t_start = (double)time(NULL);
+    if (!dry_run) {             /* from here on a stop signal is recorded, never lost */
+        stopsig_install();
+        if (br_stage_kill_wait_from_env() != 0)
+            return -1;
+    }
     if (br_conf_load(conf_path, NULL, BR_CONF_CHECK_FILES, &st->conf) != 0)
         return -1;
     st->share = fs_share_dir();
@@ -221,8 +264,12 @@ int br_stage_load(struct br_stage *st, const char *kind, const char *conf_path, 
         st->assume_slurm = !br_in_slurm() && st->conf.ntasks > 1 && st->conf.launcher.n == 0;
         st->vendor = xstrdup(st->conf.vendor ? st->conf.vendor : "unknown");
         rc = br_conf_reload_app_cmd(&st->conf, st->rundir);
-    } else if (rc == 0) {
-        rc = check_real(st);
+    } else if (rc == 0 && (rc = check_real(st)) == 0) {
+        /* The folder name is known now: the second reading of the conf (the
+         * one that gives APP_CMD its OUT_DIR) happens before anything exists. */
+        free(st->rundir);
+        st->rundir = br_run_dir_free_name(st->conf.results_dir, kind, st->jobid);
+        rc = br_conf_reload_app_cmd(&st->conf, st->rundir);
     }
     if (rc != 0)
         br_stage_release(st);
@@ -231,22 +278,30 @@ int br_stage_load(struct br_stage *st, const char *kind, const char *conf_path, 
 
 int br_stage_start(struct br_stage *st)
 {
-    free(st->rundir);
-    st->rundir = NULL;
-    if (br_run_dir_create(st->conf.results_dir, st->kind, st->jobid, &st->rundir) != 0)
+    if (stopsig_received())
+        return br_error("%s: stopped (%s) before the run folder was created", st->conf.path,
+                        stopsig_name(stopsig_received()));
+    int made = br_run_dir_create_at(st->conf.results_dir, st->rundir);
+    if (made < 0)
+        return -1;
+    bool renamed = made == 1;   /* taken since br_stage_load (a concurrent run) */
+    if (renamed) {
+        free(st->rundir);
+        if (br_run_dir_create(st->conf.results_dir, st->kind, st->jobid, &st->rundir) != 0)
+            return -1;
+    }
+    if (br_run_info_starting(st) != 0)
         return -1;
     char *copy = fs_path_join(st->rundir, "workload.conf");
     int rc = fs_copy_file(st->conf.path, copy);
     free(copy);
-    if (rc != 0 || br_conf_reload_app_cmd(&st->conf, st->rundir) != 0)
-        return -1;
-    if (br_run_info_write(st, NULL, NULL, NULL) != 0)
-        return -1;
-    if (run_setup(st) == 0)
-        return 0;
-    struct br_exec_result failed = { .exit_code = 1, .reason = "setup failed (modules or stage_inputs)" };
-    br_run_info_write(st, NULL, &failed, NULL);    /* the folder says why it is empty */
-    return -1;
+    if (rc != 0)
+        return start_failed_msg(st, "cannot copy the conf into the run folder");
+    if (renamed && br_conf_reload_app_cmd(&st->conf, st->rundir) != 0)
+        return start_failed_msg(st, "the conf read with the new run folder failed");
+    if (stopsig_received())
+        return start_failed_msg(st, "");
+    return run_setup(st);
 }
 
 int br_stage_begin(struct br_stage *st, const char *kind, const char *conf_path, bool dry_run)

@@ -3,6 +3,7 @@
 #include "stage/stage.h"
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
@@ -15,15 +16,23 @@ int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t 
         return 0;
     struct strv lines;
     strv_init(&lines);
-    int rc = br_perf_grep(st->conf.perf_grep, log_path, &lines);
+    size_t matched = 0, cut = 0;
+    int rc = br_perf_grep(st->conf.perf_grep, log_path, &lines, &matched, &cut);
     json_t *arr = json_array();
     for (size_t i = 0; i < lines.n; i++) {
-        json_array_append_new(arr, json_string(lines.v[i]));
+        json_array_append_new(arr, esc_json_string(lines.v[i]));
         printf("%s\n", lines.v[i]);
     }
     if (rc == 0 && lines.n == 0)
         br_warn("PERF_GREP '%s' matched no line of %s", st->conf.perf_grep, log_path);
+    if (matched > lines.n)
+        br_warn("PERF_GREP matched %zu lines of %s; the first %zu are kept", matched, log_path,
+                lines.n);
+    if (cut)
+        br_warn("%zu PERF_GREP line(s) longer than %d bytes were cut to that length", cut,
+                BR_PERF_MAX_LINE);
     json_object_set_new(extra, "perf_lines", arr);
+    json_object_set_new(extra, "perf_lines_matched", json_integer((json_int_t)matched));
     strv_free(&lines);
     return rc;
 }

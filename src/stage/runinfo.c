@@ -1,11 +1,16 @@
 /* runinfo.c - run_info.txt ("key: value" lines, for people) and run.json (the
  * same facts, for programs) in every run folder; PERF_GREP matching.
- * Both files are rewritten atomically: once at start (status "running"), once
- * at the end, so a killed job still leaves a complete first version. */
+ * Both files are rewritten as a pair (both temporaries complete, then both
+ * renamed): "starting" once the folder exists, "running" with the app, then
+ * the end, so a killed job still leaves a complete, agreeing pair. Values
+ * are escaped: one line each in the text file, valid UTF-8 in the JSON
+ * (util/textesc.h). */
 #include "stage/stage.h"
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/stopsig.h"
 #include "util/strbuf.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -28,7 +33,7 @@ static char *iso_utc(double t)
 
 static void set_str(json_t *o, const char *k, const char *v)
 {
-    json_object_set_new(o, k, v ? json_string(v) : json_null());
+    json_object_set_new(o, k, esc_json_string(v));
 }
 
 static json_t *base_json(const struct br_stage *st, const struct strv *command)
@@ -67,16 +72,16 @@ static json_t *base_json(const struct br_stage *st, const struct strv *command)
     return o;
 }
 
-static void add_result(json_t *o, const struct br_exec_result *r)
+static void add_result(json_t *o, const char *status, const struct br_exec_result *r)
 {
-    if (!r) {
-        set_str(o, "status", "running");
+    set_str(o, "status", status);
+    if (!r)
         return;
-    }
-    set_str(o, "status", r->reason ? "killed" : r->exit_code == 0 ? "ok" : "failed");
-    json_object_set_new(o, "exit_status", json_integer(r->exit_code));
+    json_object_set_new(o, "exit_status", r->started || r->exit_code >= 0
+                                              ? json_integer(r->exit_code) : json_null());
     json_object_set_new(o, "wall_time_s", json_real(r->wall_s));
     set_str(o, "reason", r->reason);
+    set_str(o, "signal", r->forwarded_signal ? stopsig_name(r->forwarded_signal) : NULL);
 }
 
 /* One "key: value" line per scalar member; objects flattened as key.sub. */
@@ -90,7 +95,9 @@ static void txt_add(struct strbuf *sb, const char *prefix, json_t *o)
             txt_add(sb, p, v);
             free(p);
         } else if (json_is_string(v)) {
-            sb_addf(sb, "%s%s: %s\n", prefix, k, json_string_value(v));
+            sb_addf(sb, "%s%s: ", prefix, k);
+            esc_line(sb, json_string_value(v));
+            sb_addc(sb, '\n');
         } else if (json_is_integer(v)) {
             sb_addf(sb, "%s%s: %lld\n", prefix, k, (long long)json_integer_value(v));
         } else if (json_is_real(v)) {
@@ -103,33 +110,50 @@ static void txt_add(struct strbuf *sb, const char *prefix, json_t *o)
     }
 }
 
+/* Both temporaries first, then the two renames back to back. */
 static int write_files(const char *rundir, json_t *o)
 {
-    char *txt_path = fs_path_join(rundir, "run_info.txt");
-    char *json_path = fs_path_join(rundir, "run.json");
-    struct strbuf sb;
-    sb_init(&sb);
-    txt_add(&sb, "", o);
-    int rc = fs_write_atomic(txt_path, sb.buf, sb.len);
+    struct strbuf txt;
+    sb_init(&txt);
+    txt_add(&txt, "", o);
     char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    if (rc == 0) {
-        size_t n = strlen(js);
-        char *withnl = xasprintf("%s\n", js);
-        rc = fs_write_atomic(json_path, withnl, n + 1);
-        free(withnl);
+    if (!js) {
+        sb_release(&txt);
+        return br_error("%s: cannot encode run.json", rundir);
     }
+    char *json = xasprintf("%s\n", js);
     free(js);
-    sb_release(&sb);
-    free(txt_path);
-    free(json_path);
+    const char *names[2] = { "run.json", "run_info.txt" };
+    const char *data[2] = { json, txt.buf };
+    size_t len[2] = { strlen(json), txt.len };
+    struct fs_atomic a[2];
+    int rc = 0, opened = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        char *path = fs_path_join(rundir, names[i]);
+        rc = fs_atomic_open(&a[i], path);
+        free(path);
+        if (rc != 0)
+            break;
+        opened = i + 1;
+        rc = fwrite(data[i], 1, len[i], a[i].fp) == len[i] ? fs_atomic_sync(&a[i])
+                                                          : fs_atomic_fail(&a[i]);
+    }
+    for (int i = 0; i < opened; i++) {
+        if (rc == 0)
+            rc = fs_atomic_rename(&a[i]);
+        else
+            fs_atomic_abort(&a[i]);
+    }
+    free(json);
+    sb_release(&txt);
     return rc;
 }
 
-int br_run_info_write(const struct br_stage *st, const struct strv *command,
-                      const struct br_exec_result *r, json_t *extra)
+static int write_record(const struct br_stage *st, const struct strv *command, const char *status,
+                        const struct br_exec_result *r, json_t *extra)
 {
     json_t *o = base_json(st, command);
-    add_result(o, r);
+    add_result(o, status, r);
     if (extra)
         json_object_update(o, extra);
     int rc = write_files(st->rundir, o);
@@ -137,7 +161,19 @@ int br_run_info_write(const struct br_stage *st, const struct strv *command,
     return rc;
 }
 
-int br_perf_grep(const char *pattern, const char *path, struct strv *out)
+int br_run_info_write(const struct br_stage *st, const struct strv *command,
+                      const struct br_exec_result *r, json_t *extra)
+{
+    return write_record(st, command, r ? br_run_status(r) : "running", r, extra);
+}
+
+int br_run_info_starting(const struct br_stage *st)
+{
+    return write_record(st, NULL, "starting", NULL, NULL);
+}
+
+int br_perf_grep(const char *pattern, const char *path, struct strv *out, size_t *matched,
+                 size_t *cut)
 {
     regex_t re;
     int e = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
@@ -151,17 +187,24 @@ int br_perf_grep(const char *pattern, const char *path, struct strv *out)
         regfree(&re);
         return br_error("cannot open '%s': %s", path, strerror(errno));
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, fp)) >= 0) {
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = '\0';
-        if (regexec(&re, line, 0, NULL, 0) == 0)
+    char *line = xmalloc(BR_PERF_MAX_LINE + 1);
+    size_t hits = 0, cuts = 0;
+    bool longer;
+    while (fs_read_line_bounded(fp, line, BR_PERF_MAX_LINE + 1, &longer) >= 0) {
+        if (regexec(&re, line, 0, NULL, 0) != 0)
+            continue;
+        if (hits++ < BR_PERF_MAX_LINES) {
             strv_push(out, line);
+            cuts += longer;
+        }
     }
+    int rc = ferror(fp) ? br_error("cannot read '%s': %s", path, strerror(errno)) : 0;
     free(line);
     fclose(fp);
     regfree(&re);
-    return 0;
+    if (matched)
+        *matched = hits;
+    if (cut)
+        *cut = cuts;
+    return rc;
 }

@@ -24,10 +24,18 @@
  *   br_stage_finish(&st, &res);                    // final run_info + run.json
  *   br_stage_release(&st);
  *
- * Signals: while br_stage_exec waits, SIGTERM/SIGINT/SIGHUP sent to benchrun
- * are forwarded to the app's process group (the child is a group leader);
- * the reason is recorded: "time limit" for SIGTERM inside a Slurm job (Slurm
- * sends SIGTERM at the time limit, and on scancel), else "SIGTERM received"...
+ * Signals (util/stopsig.h): from br_stage_load on, SIGTERM/SIGINT/SIGHUP
+ * sent to benchrun are recorded, and forwarded to the process group of the
+ * command that runs (the child is a group leader); no later step starts
+ * after one, and every end is recorded: "time limit" for SIGTERM inside a
+ * Slurm job (Slurm sends SIGTERM at the time limit, and on scancel), else
+ * "SIGTERM received"...; SIGKILL follows after BENCHRUN_KILL_WAIT s.
+ *
+ * Run record (run_info.txt + run.json, written together): status "starting"
+ * once the folder exists, "running" while the app runs, then "ok", "failed"
+ * (non-zero exit, failing setup) or "killed" (a stop signal, with "signal";
+ * or the app died of a signal). The stage's exit status is 0 exactly when
+ * the final status is "ok".
  */
 #ifndef BR_STAGE_H
 #define BR_STAGE_H
@@ -53,6 +61,11 @@ char *br_run_dir_name(const char *results_dir, const char *kind, const char *job
  * that exists (a requeued Slurm job), <kind>-<jobid>.2, .3, ... An existing
  * folder is never reused. *out gets the absolute path. 0 or -1 (printed). */
 int br_run_dir_create(const char *results_dir, const char *kind, const char *jobid, char **out);
+/* The name br_run_dir_create would pick now (not created). Caller frees. */
+char *br_run_dir_free_name(const char *results_dir, const char *kind, const char *jobid);
+/* Creates RESULTS_DIR (mkdir -p) and exactly path in it: 0 created, 1 it
+ * exists already, -1 error (printed). */
+int br_run_dir_create_at(const char *results_dir, const char *path);
 
 /* ---- GPUs on this node ---------------------------------------------- */
 
@@ -148,36 +161,61 @@ void br_dry_run_header(const struct br_stage *st);
 /* ---- running a command ---------------------------------------------- */
 
 struct br_exec_result {
-    int exit_code;          /* exit status, or 128+signal when killed */
+    bool started;           /* the command was started */
+    int exit_code;          /* exit status, or 128+signal when killed; -1 not started */
     int term_signal;        /* signal that killed the child, 0 if none */
-    int forwarded_signal;   /* signal benchrun received and forwarded, 0 if none */
+    int forwarded_signal;   /* stop signal benchrun received, 0 if none */
+    double killed_after_s;  /* SIGKILL sent this long after it; -1: none sent */
     double wall_s;          /* CLOCK_MONOTONIC seconds from fork to reap */
     char *reason;           /* NULL, or why it ended early ("time limit", ...) */
 };
 
 /* Runs argv (execvp) in its own process group, stdout+stderr appended to
  * log_path (NULL: inherited), stdin from /dev/null when it is a terminal.
- * Forwards SIGTERM/SIGINT/SIGHUP to the group while waiting. Returns 0 when
- * the command ran (whatever its exit status: see r->exit_code), -1 when it
- * could not be started (printed). Release r with br_exec_result_release. */
+ * Forwards SIGTERM/SIGINT/SIGHUP to the group while waiting, and SIGKILLs
+ * the group BENCHRUN_KILL_WAIT s after one arrived if it is still running.
+ * A stop signal received earlier starts nothing (r->started false, reason
+ * set). Returns 0 when the command ran or was not started for that reason
+ * (see r), -1 when it could not be started (printed). Release r with
+ * br_exec_result_release. */
 int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_result *r);
 void br_exec_result_release(struct br_exec_result *r);
+/* Reads BENCHRUN_KILL_WAIT (seconds from SIGTERM to SIGKILL, default 30);
+ * 0, or -1 on a malformed value (printed). */
+int br_stage_kill_wait_from_env(void);
+/* "ok", "failed" or "killed": the final status of a run record. */
+const char *br_run_status(const struct br_exec_result *r);
+/* "time limit" (SIGTERM inside Slurm) or "<SIGNAME> received". Caller frees. */
+char *br_stop_reason(int sig);
 
 /* ---- run_info.txt and run.json -------------------------------------- */
 
 /* Writes RUNDIR/run_info.txt ("key: value" lines) and RUNDIR/run.json with:
  * stage, workload, description, conf, host, date, GPU arch, vendor, layout,
- * GPUs seen, run dir, job id, command (quoted), and, when r is non-NULL,
- * status, exit status, wall time and reason. extra (may be NULL; borrowed)
- * holds stage-specific keys merged into run.json and printed as "key: value"
- * for scalars. Both files are written atomically. 0 or -1 (printed). */
+ * GPUs seen, run dir, job id, command (quoted), and status: "running" when r
+ * is NULL, else br_run_status(r) with exit status (null when not started),
+ * wall time, reason and signal. extra (may be NULL; borrowed) holds
+ * stage-specific keys merged into run.json and printed as "key: value" for
+ * scalars. Values are escaped so that each stays on its line (control
+ * characters as \n, \t, \xNN; a backslash as \\). Both files are written
+ * to temporary names first and then renamed one after the other, so they
+ * never disagree after a signal. 0 or -1 (printed). */
 int br_run_info_write(const struct br_stage *st, const struct strv *command,
                       const struct br_exec_result *r, json_t *extra);
+/* The first record, status "starting", written as soon as the folder exists. */
+int br_run_info_starting(const struct br_stage *st);
 
 /* Lines of a file matching the conf's PERF_GREP (grep -E semantics through
- * POSIX regcomp REG_EXTENDED); appended to out. 0, or -1 on a bad pattern or
- * unreadable file (printed). */
-int br_perf_grep(const char *pattern, const char *path, struct strv *out);
+ * POSIX regcomp REG_EXTENDED); appended to out. Memory stays bounded
+ * whatever the app printed: the first BR_PERF_MAX_LINES matching lines are
+ * kept, each cut to BR_PERF_MAX_LINE bytes (a longer line is matched on
+ * those bytes). *matched gets the number of matching lines, *cut the number
+ * of kept lines that were cut (both may be NULL). 0, or -1 on a bad pattern
+ * or unreadable file (printed). */
+#define BR_PERF_MAX_LINES 100
+#define BR_PERF_MAX_LINE 4096
+int br_perf_grep(const char *pattern, const char *path, struct strv *out, size_t *matched,
+                 size_t *cut);
 
 /* ---- end of a stage (report.c) -------------------------------------- */
 

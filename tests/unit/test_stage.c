@@ -194,11 +194,11 @@ static void test_exec(void **state)
 
     struct strv lines;
     strv_init(&lines);
-    assert_int_equal(br_perf_grep("^e.r$", log, &lines), 0);
+    assert_int_equal(br_perf_grep("^e.r$", log, &lines, NULL, NULL), 0);
     assert_int_equal(lines.n, 1);
     assert_string_equal(lines.v[0], "err");
     br_error_set_sink(quiet, NULL);
-    assert_int_equal(br_perf_grep("([", log, &lines), -1);
+    assert_int_equal(br_perf_grep("([", log, &lines, NULL, NULL), -1);
     br_error_set_sink(NULL, NULL);
     strv_free(&lines);
     free(log);
