@@ -54,14 +54,26 @@ static void sbatch_head(struct rb *r, const char *stage, const char *t, bool par
     sb_adds(m, "sbatch ");
     if (parsable)
         sb_adds(m, "--parsable ");
-    sb_addf(m, "-p %s ", r->c.partition ? r->c.partition : "PARTITION");
+    sb_adds(m, "-p ");
+    if (r->c.partition)
+        q(m, r->c.partition);
+    else
+        sb_adds(m, "PARTITION");     /* placeholder, left for the reader to replace */
+    sb_adds(m, " ");
     if (layout && r->c.nnodes > 1)
         sb_addf(m, "-N %ld ", r->c.nnodes);
     if (layout && r->c.ntasks > 1)
         sb_addf(m, "-n %ld ", r->c.ntasks);
-    sb_addf(m, "-J %s-%s ", r->c.workload, stage);
-    if (t)
-        sb_addf(m, "-t %s ", t);
+    char *name = xasprintf("%s-%s", r->c.workload, stage);
+    sb_adds(m, "-J ");
+    q(m, name);
+    sb_adds(m, " ");
+    free(name);
+    if (t) {
+        sb_adds(m, "-t ");
+        q(m, t);
+        sb_adds(m, " ");
+    }
 }
 
 static void sbatch_stage(struct rb *r, const char *stage, const char *t, const char *dep)
@@ -69,7 +81,10 @@ static void sbatch_stage(struct rb *r, const char *stage, const char *t, const c
     sbatch_head(r, stage, t, dep != NULL);
     if (dep && *dep)
         sb_addf(&r->md, "--dependency=afterok:%s ", dep);
-    sb_addf(&r->md, "%s/run_%s.sbatch ", r->scripts, strcmp(stage, "power") == 0 ? "power" : stage);
+    char *script = xasprintf("%s/run_%s.sbatch", r->scripts, stage);
+    q(&r->md, script);
+    sb_adds(&r->md, " ");
+    free(script);
     q(&r->md, r->c.path);
 }
 
@@ -199,7 +214,10 @@ static void section_steps_0_2(struct rb *r)
     code_open(r, "2. Counter list (on a compute node) and check");
     char *list = xasprintf("%s/counters_list_%s.txt", r->c.results_dir, r->arch);
     sbatch_head(r, "counters", NULL, false);
-    sb_addf(m, "%s/list_counters.sbatch ", r->scripts);
+    char *lister = xasprintf("%s/list_counters.sbatch", r->scripts);
+    q(m, lister);
+    sb_adds(m, " ");
+    free(lister);
     q(m, list);
     sb_adds(m, "\n");
     q(m, r->exe);
@@ -233,12 +251,17 @@ static void section_steps_3_7(struct rb *r)
                   "first kernel both a few seconds at most after clock_ref.");
     code_open(r, "6. Analyze (login node, no GPU needed)");
     q(m, r->exe);
-    sb_addf(m, " analyze %s/pmc-<pmc-jobid> --power %s/prof-<power-jobid>\n", r->c.results_dir,
-            r->c.results_dir);
+    sb_adds(m, " analyze ");     /* the <...-jobid> placeholders stay outside the quotes */
+    q(m, r->c.results_dir);
+    sb_adds(m, "/pmc-<pmc-jobid> --power ");
+    q(m, r->c.results_dir);
+    sb_adds(m, "/prof-<power-jobid>\n");
     code_close(r, "`pmc-<jobid>/analysis/report.md` lists no warnings.");
     code_open(r, "7. Telemetry vectors (login node)");
     q(m, r->exe);
-    sb_addf(m, " vectors %s/prof-<power-jobid> --label ", r->c.results_dir);
+    sb_adds(m, " vectors ");
+    q(m, r->c.results_dir);
+    sb_adds(m, "/prof-<power-jobid> --label ");
     q(m, r->c.workload);
     sb_adds(m, "\n");
     code_close(r, "`prof-<jobid>/sampling_vectors.json` has inst_power, socket_power, "

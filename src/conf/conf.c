@@ -17,13 +17,16 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
+#include "util/stopsig.h"
 #include "util/strbuf.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -258,6 +261,12 @@ static char *conf_abs(const char *dir, const char *p)
     return p[0] == '/' ? xstrdup(p) : fs_path_join(dir, p);
 }
 
+/* The stages put WORKLOAD in file names; the longest,
+ * profiling_result_<WORKLOAD>_<node>_<gpu>.csv, has 92 bytes more with a
+ * 64-byte host name (HOST_NAME_MAX) and a 5-digit GPU index, and a name must
+ * fit in NAME_MAX (255) bytes: 128 leaves room. */
+#define BR_WORKLOAD_MAX 128
+
 static int check_workload(const struct raw *w, const char *path, struct br_conf *c)
 {
     const char *v = raw_get(w, "WORKLOAD");
@@ -266,10 +275,44 @@ static int check_workload(const struct raw *w, const char *path, struct br_conf 
     if (!*v)
         return conf_err(path, "WORKLOAD is empty (a short tag used in file names, e.g. hns16812)");
     for (const char *s = v; *s; s++)
+        if (iscntrl((unsigned char)*s) && *s != ' ') {
+            struct strbuf sb;
+            sb_init(&sb);
+            esc_line(&sb, v);
+            conf_err(path, "WORKLOAD must not hold control characters, got '%s'", sb.buf);
+            sb_release(&sb);
+            return -1;
+        }
+    for (const char *s = v; *s; s++)
         if (isspace((unsigned char)*s) || *s == '/')
             return conf_err(path, "WORKLOAD must be a tag without blanks or '/', got '%s'", v);
+    if (v[0] == '-')
+        return conf_err(path, "WORKLOAD must not start with '-' (it becomes an argument of "
+                              "sbatch and the profilers), got '%s'", v);
+    if (strlen(v) > BR_WORKLOAD_MAX)
+        return conf_err(path, "WORKLOAD is %zu characters long; at most %d (it is part of file "
+                              "names such as profiling_result_<WORKLOAD>_<node>_<gpu>.csv, which "
+                              "must fit in 255 bytes)", strlen(v), BR_WORKLOAD_MAX);
     c->workload = xstrdup(v);
     return 0;
+}
+
+/* PERF_GREP is used with POSIX regcomp(REG_EXTENDED) after the app ran:
+ * a bad pattern must be found before anything runs. */
+static int check_perf_grep(const char *path, const struct br_conf *c)
+{
+    if (!c->perf_grep)
+        return 0;
+    regex_t re;
+    int e = regcomp(&re, c->perf_grep, REG_EXTENDED | REG_NOSUB);
+    if (e == 0) {
+        regfree(&re);
+        return 0;
+    }
+    char msg[256];
+    regerror(e, &re, msg, sizeof(msg));
+    return conf_err(path, "PERF_GREP '%s' is not a valid extended regular expression: %s",
+                    c->perf_grep, msg);
 }
 
 static int check_sample_gpus(const char *path, struct br_conf *c, const char *v)
@@ -438,7 +481,8 @@ static int validate(struct raw *w, const char *path, unsigned flags, struct br_c
         return conf_err(path, "RESULTS_DIR is empty");
     c->results_dir = conf_abs(c->dir, rd);
     take_strings(w, c);
-    if (check_vendor(path, c) || check_rocprof_format(path, c) || check_app_cmd(w, path, c))
+    if (check_vendor(path, c) || check_rocprof_format(path, c) || check_perf_grep(path, c) ||
+        check_app_cmd(w, path, c))
         return -1;
     take_arrays(w, c);
     if ((flags & BR_CONF_CHECK_FILES) && br_conf_check_files(c) != 0)
@@ -506,13 +550,45 @@ static int check_readable(const char *path)
     return 0;
 }
 
+/* How long the loader may run: BENCHRUN_CONF_TIMEOUT seconds, default 60 (a
+ * conf sets variables; bash needs milliseconds). 0 or -1 (printed). */
+static int loader_timeout(const char *path, double *out)
+{
+    const char *v = getenv("BENCHRUN_CONF_TIMEOUT");
+    *out = 60;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    double t = strtod(v, &end);
+    if (errno || *end || !(t > 0 && t <= 86400))
+        return conf_err(path, "BENCHRUN_CONF_TIMEOUT must be seconds (above 0, at most 86400), "
+                              "got '%s'", v);
+    *out = t;
+    return 0;
+}
+
 static int run_loader(const char *abs, const char *out_dir, struct strbuf *out, struct strbuf *err)
 {
     const char *argv[] = { "bash", "--norc", "--noprofile", "-c", br_conf_loader_script,
                            "benchrun-conf", abs, out_dir, NULL };
-    int status;
-    if (proc_capture(argv, out, err, &status) != 0)
+    double timeout;
+    if (loader_timeout(abs, &timeout) != 0)
         return -1;
+    int status;
+    struct proc_end how;
+    if (proc_capture_limited(argv, timeout, out, err, &status, &how) != 0)
+        return -1;
+    if (how.stop_signal)
+        return conf_err(abs, "stopped (%s received) while the conf was read",
+                        stopsig_name(how.stop_signal));
+    if (how.timed_out)
+        return conf_err(abs, "reading the conf did not finish within %g s (does a command in it "
+                             "wait for input or never return?); its processes were stopped "
+                             "(BENCHRUN_CONF_TIMEOUT sets the limit)", timeout);
+    if (how.left_children)
+        br_warn("%s: the conf started background processes when it was read (a command "
+                "ending in '&'?); they were stopped", abs);
     if (status == 127 && out->len == 0)
         return conf_err(abs, "cannot run bash to read the conf (is bash installed?)");
     return 0;
@@ -546,11 +622,71 @@ int br_conf_load(const char *path, const char *out_dir, unsigned flags, struct b
     return rc;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_strv(const struct strv *a, const struct strv *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i], b->v[i]) != 0)
+            return false;
+    return true;
+}
+
+/* The first field (not APP_CMD, which follows OUT_DIR) in which two loads of
+ * one conf differ, or NULL. */
+static const char *first_difference(const struct br_conf *a, const struct br_conf *b)
+{
+    const struct { const char *name; const char *x, *y; } strs[] = {
+        { "WORKLOAD", a->workload, b->workload }, { "WORKLOAD_DESC", a->workload_desc, b->workload_desc },
+        { "PROFILING_DIR", a->profiling_dir, b->profiling_dir },
+        { "RESULTS_DIR", a->results_dir, b->results_dir }, { "SAMPLE_GPUS", a->sample_gpus, b->sample_gpus },
+        { "ROCM_PATH", a->rocm_path, b->rocm_path }, { "PROF_LT", a->prof_lt, b->prof_lt },
+        { "PERF_GREP", a->perf_grep, b->perf_grep }, { "VENDOR", a->vendor, b->vendor },
+        { "ARCH", a->arch, b->arch }, { "PARTITION", a->partition, b->partition },
+        { "TIME_LIMIT", a->time_limit, b->time_limit }, { "COUNTERS", a->counters, b->counters },
+        { "SAMPLE_BACKEND", a->sample_backend, b->sample_backend },
+        { "ROCPROF_FORMAT", a->rocprof_format, b->rocprof_format },
+    };
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        if (!same_str(strs[i].x, strs[i].y))
+            return strs[i].name;
+    const struct { const char *name; long x, y; } nums[] = {
+        { "NGPUS", a->ngpus, b->ngpus }, { "NTASKS", a->ntasks, b->ntasks },
+        { "NNODES", a->nnodes, b->nnodes }, { "SAMPLE_MS", a->sample_ms, b->sample_ms },
+        { "BIND_GPU_PER_TASK", a->bind_gpu_per_task, b->bind_gpu_per_task },
+        { "stage_inputs()", a->has_stage_inputs, b->has_stage_inputs },
+        { "app_env()", a->has_app_env, b->has_app_env },
+    };
+    for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+        if (nums[i].x != nums[i].y)
+            return nums[i].name;
+    if (!same_strv(&a->modules, &b->modules))
+        return "MODULES";
+    if (!same_strv(&a->required_files, &b->required_files))
+        return "REQUIRED_FILES";
+    if (!same_strv(&a->launcher, &b->launcher))
+        return "LAUNCHER";
+    return NULL;
+}
+
 int br_conf_reload_app_cmd(struct br_conf *c, const char *out_dir)
 {
     struct br_conf tmp;
     if (br_conf_load(c->path, out_dir, 0, &tmp) != 0)
         return -1;
+    const char *diff = first_difference(c, &tmp);
+    if (diff) {
+        conf_err(c->path, "%s differs between two readings of the conf (a value computed from "
+                          "the time, $RANDOM or a file that changes?); it must be the same every "
+                          "time, since the conf is read again to start the app", diff);
+        br_conf_free(&tmp);
+        return -1;
+    }
     strv_free(&c->app_cmd);
     c->app_cmd = tmp.app_cmd;
     memset(&tmp.app_cmd, 0, sizeof(tmp.app_cmd));
