@@ -8,6 +8,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <glob.h>
 #include <jansson.h>
 #include <math.h>
@@ -29,7 +30,8 @@ struct ld {
     int metrics_done;     /* metrics visible to expressions */
     int consts_done;      /* constants visible to constant expressions */
     bool in_consts;
-    const char *first_pass;   /* the run's first pass, for {first_pass} */
+    const char *first_pass;   /* the run's first pass, for @{first_pass} */
+    const char *cur_pass;     /* the pass a per-pass metric is being expanded for: @{pass} */
 };
 
 static int lerr(struct ld *l, const char *path, const char *fmt, ...)
@@ -42,6 +44,19 @@ static int lerr(struct ld *l, const char *path, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     return br_error("%s: %s: %s", l->file, path, msg);
+}
+
+const char *arch_pass_name_problem(const char *name)
+{
+    static const char rule[] = "may hold only letters, digits, '_', '-' and '.' (1 to 100, the "
+                               "first a letter, digit or '_'): it names a folder and files";
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 100 || !(isalnum((unsigned char)name[0]) || name[0] == '_'))
+        return rule;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)name[i]) && !strchr("_-.", name[i]))
+            return rule;
+    return NULL;
 }
 
 int arch_const_index(const struct arch_profile *ap, const char *name)
@@ -85,6 +100,17 @@ static int bind(void *ctx, enum ex_bind_kind kind, const char *name, const char 
 {
     struct ld *l = ctx;
     struct arch_profile *ap = l->ap;
+    if (pass && pass[0] == '{') {       /* a template: the pass is data, never formula text */
+        if (!strcmp(pass, "{pass}") && !l->cur_pass) {
+            *why = xstrdup("'@{pass}' is only allowed in a \"per_pass\" metric");
+            return -1;
+        }
+        if (strcmp(pass, "{pass}") && strcmp(pass, "{first_pass}")) {
+            *why = xasprintf("unknown pass template '@%s' (@{pass} or @{first_pass})", pass);
+            return -1;
+        }
+        pass = !strcmp(pass, "{pass}") ? l->cur_pass : l->first_pass;
+    }
     if (kind == EX_BIND_VALUE && !pass) {
         for (int i = l->metrics_done - 1; i >= 0; i--)
             if (!strcmp(ap->metrics[i].name, name)) {
@@ -461,11 +487,7 @@ static int load_metric(struct ld *l, json_t *m, const char *path, const char *pa
         snprintf(p, sizeof(p), "%s.expr", path);
         if (!e)
             return lerr(l, p, "expected an expression string");
-        char *src = pass ? arch_subst_pass(e, pass) : xstrdup(e);
-        char *src1 = arch_subst_first_pass(src, l->first_pass);
-        am->expr = parse_expr(l, p, src1);
-        free(src1);
-        free(src);
+        am->expr = parse_expr(l, p, e);     /* @{pass}, @{first_pass}: bind() */
         rc = am->expr ? 0 : -1;
     }
     l->metrics_done = ap->nmetrics;
@@ -488,9 +510,13 @@ static int load_metrics(struct ld *l, json_t *a, const char *const *pn, int np)
                 return -1;
             continue;
         }
-        for (int p = 0; p < np; p++)
-            if (load_metric(l, m, path, pn ? pn[p] : l->ap->passes[p].name) < 0)
+        for (int p = 0; p < np; p++) {
+            l->cur_pass = pn ? pn[p] : l->ap->passes[p].name;
+            int rc = load_metric(l, m, path, l->cur_pass);
+            l->cur_pass = NULL;
+            if (rc < 0)
                 return -1;
+        }
     }
     return 0;
 }

@@ -121,6 +121,14 @@ struct arch_profile {
     int nreport; struct arch_report_row *report;
 };
 
+/* Pass names name folders (<pmc run>/<pass>/) and files (<pass>_<pid>_...):
+ * 1-100 of [A-Za-z0-9_.-], the first a letter, digit or '_', so ".", "..",
+ * "-rf" or "a*0+1" are refused where counters files are read. NULL when
+ * name is fine, else a static reason. At most ARCH_MAX_PASSES passes (each
+ * is a full run of the app). */
+#define ARCH_MAX_PASSES 256
+const char *arch_pass_name_problem(const char *name);
+
 /* True when counter is collected by code patching (instrumented_counters). */
 bool arch_counter_instrumented(const struct arch_profile *ap, const char *counter);
 

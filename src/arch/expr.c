@@ -1,5 +1,13 @@
 /* expr.c - recursive-descent parser and tree evaluator for metric
- * expressions (grammar and NaN rules in expr.h). */
+ * expressions (grammar and NaN rules in expr.h).
+ *
+ * Bounded recursion (issue 15: expressions come from files): the parser
+ * counts nesting (parentheses, function calls, unary operators) and refuses
+ * more than EX_MAX_DEPTH levels; a run of operators of one precedence level
+ * (a + b - c + ..., a * b / c ...) is one OP_CHAIN node folded left to right
+ * in a loop, so a flat sum of any length is two levels deep. The evaluator
+ * and ex_free recurse only as deep as the tree, hence a few frames per
+ * nesting level. */
 #include "arch/expr.h"
 
 #include "util/xalloc.h"
@@ -10,18 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define EX_MAX_DEPTH 100
+
 enum ex_op {
     OP_NUM, OP_SLOT, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_LT, OP_LE, OP_GT,
     OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_MIN, OP_MAX, OP_FLOOR, OP_CEIL, OP_ABS,
-    OP_CEILTO, OP_IF, OP_NANSUM
+    OP_CEILTO, OP_IF, OP_NANSUM, OP_CHAIN
 };
 
 struct ex_node {
     enum ex_op op;
     double num;
     int slot;
-    int nargs;
+    int nargs, cap;
     struct ex_node **args;
+    enum ex_op *ops;        /* OP_CHAIN: ops[i] combines the value so far with args[i], i >= 1 */
 };
 
 struct parser {
@@ -30,6 +41,7 @@ struct parser {
     void *ctx;
     char *err;
     long col;
+    int depth;
 };
 
 static struct ex_node *node(enum ex_op op, int nargs)
@@ -48,6 +60,7 @@ void ex_free(struct ex_node *e)
     for (int i = 0; i < e->nargs; i++)
         ex_free(e->args[i]);
     free(e->args);
+    free(e->ops);
     free(e);
 }
 
@@ -83,6 +96,55 @@ static bool eat(struct parser *ps, const char *tok)
 
 static struct ex_node *parse_or(struct parser *ps);
 
+/* One more nesting level at `at`; false (error set) past EX_MAX_DEPTH. */
+static bool enter(struct parser *ps, const char *at)
+{
+    if (++ps->depth <= EX_MAX_DEPTH)
+        return true;
+    perr(ps, at, xasprintf("expression nested more than %d levels deep (parentheses, function "
+                           "calls, unary operators)", EX_MAX_DEPTH));
+    return false;
+}
+
+static void chain_push(struct ex_node *c, struct ex_node *a, enum ex_op op)
+{
+    if (c->nargs == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 4;
+        c->args = xrealloc(c->args, (size_t)c->cap * sizeof(*c->args));
+        c->ops = xrealloc(c->ops, (size_t)c->cap * sizeof(*c->ops));
+    }
+    c->ops[c->nargs] = op;
+    c->args[c->nargs++] = a;
+}
+
+struct tokop { const char *tok; enum ex_op op; };
+
+/* next (tok next)*, left-associative, as one OP_CHAIN node (or next's own
+ * node when no operator follows). */
+static struct ex_node *chain(struct parser *ps, struct ex_node *(*next)(struct parser *),
+                             const struct tokop *ops, size_t nops)
+{
+    struct ex_node *a = next(ps), *c = NULL;
+    while (a) {
+        size_t i = 0;
+        while (i < nops && !eat(ps, ops[i].tok))
+            i++;
+        if (i == nops)
+            break;
+        struct ex_node *b = next(ps);
+        if (!b) {
+            ex_free(c ? c : a);
+            return NULL;
+        }
+        if (!c) {
+            c = node(OP_CHAIN, 0);
+            chain_push(c, a, OP_CHAIN);
+        }
+        chain_push(c, b, ops[i].op);
+    }
+    return c ? c : a;
+}
+
 static struct ex_node *bin(struct parser *ps, struct ex_node *a, enum ex_op op,
                            struct ex_node *(*next)(struct parser *))
 {
@@ -112,6 +174,19 @@ static char *ident(struct parser *ps, bool pass)
     return ps->p > s ? xstrndup(s, (size_t)(ps->p - s)) : NULL;
 }
 
+/* "{name}" after '@': handed to the bind callback as it is (the caller
+ * picks the pass; its name never becomes formula text). NULL if malformed. */
+static char *pass_template(struct parser *ps)
+{
+    const char *s = ps->p + 1, *e = s;
+    while (isalnum((unsigned char)*e) || *e == '_')
+        e++;
+    if (e == s || *e != '}')
+        return NULL;
+    ps->p = e + 1;
+    return xstrndup(s - 1, (size_t)(e + 1 - (s - 1)));
+}
+
 static struct ex_node *bound(struct parser *ps, enum ex_bind_kind kind, const char *at)
 {
     skip(ps);
@@ -120,7 +195,7 @@ static struct ex_node *bound(struct parser *ps, enum ex_bind_kind kind, const ch
     char *name = ident(ps, false), *pass = NULL;
     if (*ps->p == '@') {
         ps->p++;
-        pass = ident(ps, true);
+        pass = *ps->p == '{' ? pass_template(ps) : ident(ps, true);
         if (!pass) {
             free(name);
             return perr(ps, ps->p, xstrdup("expected a pass name after '@'"));
@@ -211,9 +286,12 @@ static struct ex_node *primary(struct parser *ps)
 
 static struct ex_node *unary(struct parser *ps)
 {
+    skip(ps);
+    const char *at = ps->p;
     if (eat(ps, "-") || eat(ps, "!")) {
         enum ex_op op = ps->p[-1] == '-' ? OP_NEG : OP_NOT;
-        struct ex_node *a = unary(ps);
+        struct ex_node *a = enter(ps, at) ? unary(ps) : NULL;
+        ps->depth--;
         if (!a)
             return NULL;
         struct ex_node *n = node(op, 1);
@@ -225,30 +303,14 @@ static struct ex_node *unary(struct parser *ps)
 
 static struct ex_node *mul(struct parser *ps)
 {
-    struct ex_node *a = unary(ps);
-    while (a) {
-        if (eat(ps, "*"))
-            a = bin(ps, a, OP_MUL, unary);
-        else if (eat(ps, "/"))
-            a = bin(ps, a, OP_DIV, unary);
-        else
-            break;
-    }
-    return a;
+    static const struct tokop ops[] = { { "*", OP_MUL }, { "/", OP_DIV } };
+    return chain(ps, unary, ops, 2);
 }
 
 static struct ex_node *add(struct parser *ps)
 {
-    struct ex_node *a = mul(ps);
-    while (a) {
-        if (eat(ps, "+"))
-            a = bin(ps, a, OP_ADD, mul);
-        else if (eat(ps, "-"))
-            a = bin(ps, a, OP_SUB, mul);
-        else
-            break;
-    }
-    return a;
+    static const struct tokop ops[] = { { "+", OP_ADD }, { "-", OP_SUB } };
+    return chain(ps, mul, ops, 2);
 }
 
 static struct ex_node *cmp(struct parser *ps)
@@ -266,23 +328,23 @@ static struct ex_node *cmp(struct parser *ps)
 
 static struct ex_node *and_(struct parser *ps)
 {
-    struct ex_node *a = cmp(ps);
-    while (a && eat(ps, "&&"))
-        a = bin(ps, a, OP_AND, cmp);
-    return a;
+    static const struct tokop ops[] = { { "&&", OP_AND } };
+    return chain(ps, cmp, ops, 1);
 }
 
+/* Every nested expression (parentheses, call arguments) starts here. */
 static struct ex_node *parse_or(struct parser *ps)
 {
-    struct ex_node *a = and_(ps);
-    while (a && eat(ps, "||"))
-        a = bin(ps, a, OP_OR, and_);
-    return a;
+    static const struct tokop ops[] = { { "||", OP_OR } };
+    skip(ps);
+    struct ex_node *n = enter(ps, ps->p) ? chain(ps, and_, ops, 1) : NULL;
+    ps->depth--;
+    return n;
 }
 
 struct ex_node *ex_parse(const char *src, ex_bind_fn bind, void *ctx, char **err, long *col)
 {
-    struct parser ps = { .src = src, .p = src, .bind = bind, .ctx = ctx };
+    struct parser ps = { .src = src, .p = src, .bind = bind, .ctx = ctx, .depth = -1 };
     struct ex_node *n = parse_or(&ps);
     skip(&ps);
     if (n && *ps.p) {
@@ -327,11 +389,11 @@ static double truth(double c, bool v)
     return isnan(c) ? NAN : v ? 1.0 : 0.0;
 }
 
-static double eval2(const struct ex_node *e, double a, double b)
+static double eval2(enum ex_op op, double a, double b)
 {
     if (isnan(a) || isnan(b))
         return NAN;
-    switch (e->op) {
+    switch (op) {
     case OP_ADD: return a + b;
     case OP_SUB: return a - b;
     case OP_MUL: return a * b;
@@ -366,6 +428,12 @@ double ex_eval(const struct ex_node *e, const double *s)
         double c = ex_eval(e->args[0], s);
         return isnan(c) ? NAN : ex_eval(e->args[c != 0 ? 1 : 2], s);
     }
-    default: return eval2(e, ex_eval(e->args[0], s), ex_eval(e->args[1], s));
+    case OP_CHAIN: {
+        double r = ex_eval(e->args[0], s);
+        for (int i = 1; i < e->nargs; i++)
+            r = eval2(e->ops[i], r, ex_eval(e->args[i], s));
+        return r;
+    }
+    default: return eval2(e->op, ex_eval(e->args[0], s), ex_eval(e->args[1], s));
     }
 }

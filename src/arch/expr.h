@@ -7,7 +7,13 @@
  *   add     := mul (('+'|'-') mul)* ; mul := unary (('*'|'/') unary)*
  *   unary   := ('-'|'!') unary | primary
  *   primary := NUMBER | NAME ['@' PASS] | FUNC '(' expr {',' expr} ')' | '(' expr ')'
- *   NAME    := [A-Za-z_][A-Za-z0-9_.]*      PASS := [A-Za-z0-9_.-]+
+ *   NAME    := [A-Za-z_][A-Za-z0-9_.]*      PASS := [A-Za-z0-9_.-]+ | '{' [A-Za-z0-9_]+ '}'
+ * A PASS in braces ("{pass}", "{first_pass}") is a template handed to the
+ * bind callback as it is: the caller picks the pass (the one a per-pass
+ * metric is expanded for, the run's first), so a pass name never becomes
+ * formula text. Nesting (parentheses, calls, unary
+ * operators) deeper than 100 levels is a parse error; a run of operators of
+ * one precedence level is not nesting, however long.
  * Functions: min, max, floor, ceil, abs, ceilto(x, m) (x rounded up to a
  * multiple of m), if(c, a, b), nansum(a, ...) (sum ignoring NaN; NaN when all
  * are NaN). Special forms sum(NAME[@PASS]) and dur(NAME[@PASS]) bind the raw

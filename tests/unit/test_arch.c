@@ -79,6 +79,77 @@ static void test_expr(void **st)
     free(err);
 }
 
+/* "<open>" n times, core, "<close>" n times. */
+static char *nest(const char *open, const char *core, const char *close, size_t n)
+{
+    size_t lo = strlen(open), lc = strlen(close), lk = strlen(core);
+    char *s = xmalloc(n * (lo + lc) + lk + 1), *p = s;
+    for (size_t i = 0; i < n; i++, p += lo)
+        memcpy(p, open, lo);
+    memcpy(p, core, lk);
+    p += lk;
+    for (size_t i = 0; i < n; i++, p += lc)
+        memcpy(p, close, lc);
+    *p = '\0';
+    return s;
+}
+
+static void expect_too_deep(const char *src)
+{
+    char *err = NULL;
+    long col;
+    assert_null(ex_parse(src, bind_xy, NULL, &err, &col));
+    assert_non_null(strstr(err, "nested more than"));
+    assert_true(col > 1);
+    free(err);
+}
+
+/* Issue 15: hostile expressions must not overflow the stack. Depth (parens,
+ * unary operators, calls) is limited; a long flat sum is fine (chains of one
+ * precedence level are one node, evaluated in a loop). */
+static void test_expr_limits(void **st)
+{
+    (void)st;
+    char *s = nest("(", "1", ")", 50000);
+    expect_too_deep(s);
+    free(s);
+    s = nest("-", "1", "", 500000);
+    expect_too_deep(s);
+    free(s);
+    s = nest("!", "1", "", 500000);
+    expect_too_deep(s);
+    free(s);
+    s = nest("abs(", "1", ")", 100000);
+    expect_too_deep(s);
+    free(s);
+    s = nest("(", "x", ")", 100);          /* deep but within the limit */
+    assert_true(ev(s, 7, 0) == 7);
+    free(s);
+    s = nest("-", "x", "", 100);
+    assert_true(ev(s, 7, 0) == 7);         /* an even number of minus signs */
+    free(s);
+    s = nest("", "1", "+1", 199999);       /* a flat sum of 200,000 terms */
+    assert_true(ev(s, 0, 0) == 200000);
+    free(s);
+    s = nest("", "x", "-1", 199999);
+    assert_true(ev(s, 200000, 0) == 1);
+    free(s);
+    s = nest("", "x", "/2", 60);           /* left to right: x / 2^60 */
+    assert_true(ev(s, ldexp(1, 62), 0) == 4);
+    free(s);
+    s = nest("", "1", "*x", 200000);
+    assert_true(ev(s, 1, 0) == 1);
+    free(s);
+    s = nest("", "x", "&&1", 200000);
+    assert_true(ev(s, 3, 0) == 1);
+    free(s);
+    s = nest("", "0", "||x", 200000);
+    assert_true(ev(s, 0, 0) == 0);
+    free(s);
+    assert_true(ev("10 - 1 - 1 + 2 * 3 / 2", 0, 0) == 11);
+    assert_true(isnan(ev("1 + x / y - 1", 1, 0)));
+}
+
 static void test_constants(void **st)
 {
     (void)st;
@@ -141,6 +212,30 @@ static void test_max_waves(void **st)
     assert_true(metric_for(ap, "max_waves_CU", 16, 0, 16384, 256) == 16);
     /* 2-D workgroup 16x16 = 256 threads given as product; 40 KiB LDS -> 1 WG = 4 waves */
     assert_true(metric_for(ap, "max_waves_CU", 16, 0, 40960, 256) == 4);
+    arch_free(ap);
+}
+
+/* Issue 15: a pass name is data. Per-pass metrics refer to their pass
+ * through the symbol table, never by pasting the name into the formula
+ * (a pass named "p*0+1234567" used to turn 1000 * GRBM_GUI_ACTIVE@{pass} /
+ * N_XCC into 1000 * GRBM_GUI_ACTIVE@p * 0 + 1234567 / N_XCC). */
+static void test_pass_names_are_data(void **st)
+{
+    (void)st;
+    const char *names[] = { "p*0+1234567" };
+    struct arch_profile *ap = arch_load(PROFILE, names, 1);
+    assert_non_null(ap);
+    int bound = 0;
+    for (int i = 0; i < ap->nsyms; i++)
+        if (ap->syms[i].kind == AS_RATE && ap->syms[i].pass) {
+            assert_string_equal(ap->syms[i].pass, "p*0+1234567");
+            bound++;
+        }
+    assert_true(bound > 0);
+    double attr[AA_COUNT] = { 0 };
+    const struct rate rates[] = { { "GRBM_GUI_ACTIVE", 2.0 }, { NULL, 0 } };
+    /* 1000 x 2 cycles/ns / N_XCC 8 = 250 MHz (by hand) */
+    assert_true(metric_eval(ap, "clock_MHz_p*0+1234567", attr, rates, NAN) == 250);
     arch_free(ap);
 }
 
@@ -247,6 +342,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expr),
+        cmocka_unit_test(test_expr_limits),
+        cmocka_unit_test(test_pass_names_are_data),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_max_waves),
         cmocka_unit_test(test_malformed),
