@@ -84,7 +84,7 @@ sleep 0.2
 pgrep -f 'sleep 1.0222' >/dev/null && fail "an app outlived benchrun" || pass "no app left running"
 
 # 3. An app that handles SIGTERM and exits 0: the stage was still stopped.
-mkconf "$T/trap.conf" 'trap "exit 0" TERM; touch "$0/app-started"; sleep 5 & wait'
+mkconf "$T/trap.conf" 'trap "exit 0" TERM; touch "$0/app-started"; sleep 5.0888 & wait'
 rm -rf "$T/results"
 "$BENCHRUN" plain "$T/trap.conf" >"$T/out" 2>"$T/err" &
 pid=$!
@@ -96,7 +96,8 @@ d=$(ls -d "$T"/results/plain-*)
 record_says "$d" killed SIGTERM && pass "record: killed" || fail "record of an app that exits 0 on SIGTERM"
 expect_grep '^exit_status: 0$' "$d/run_info.txt" "the app's own exit status is kept"
 expect_grep 'stopped \(SIGTERM received\)' "$T/out" "summary says stopped"
-pkill -f 'sleep 5$' 2>/dev/null
+sleep 0.2
+pgrep -f 'sleep 5.0888' >/dev/null && fail "the app's child outlived the stage" || pass "the app's group stopped"
 
 # 4. An app that ignores SIGTERM gets SIGKILL after the grace period.
 mkconf "$T/ignore.conf" 'trap "" TERM; touch "$0/app-started"; sleep 30.0333'
