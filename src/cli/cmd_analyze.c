@@ -11,9 +11,11 @@
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/fsutil.h"
+#include "util/strv.h"
 #include "util/xalloc.h"
 #include "write/analysis.h"
 #include "write/wr_html.h"
+#include "write/wr_set.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -22,6 +24,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The seed's default: LAMMPS' timing line, group 1 in seconds. */
 static const char default_perf_regex[] = "Loop time of ([0-9.eE+-]+)";
@@ -244,20 +247,41 @@ static void passes_add(struct an_passes *p, const char *pmc_dir, const char *nam
     p->n++;
 }
 
+/* Pass i of a counters file: a safe name, not listed before. */
+static int check_pass_name(const struct an_passes *p, const char *path, size_t i, const char *name)
+{
+    const char *why = arch_pass_name_problem(name);
+    if (why)
+        return br_error("%s: passes[%zu].name: pass name '%s' %s", path, i, name ? name : "", why);
+    for (int j = 0; j < p->n; j++)
+        if (!strcmp(p->names[j], name))
+            return br_error("%s: passes[%zu].name: pass '%s' is listed twice (passes[%d] too)",
+                            path, i, name, j);
+    return 0;
+}
+
 static int passes_from_json(struct an_passes *p, const char *pmc_dir, const char *path)
 {
+    size_t len;
+    char *text = fs_read_file(path, &len);
+    if (!text)
+        return -1;
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = json_loadb(text, len, 0, &je);
+    free(text);
     if (!root)
         return br_error_at(path, je.line, je.column, "invalid JSON: %s", je.text);
     json_t *a = json_object_get(root, "passes"), *it;
     size_t i;
     int rc = json_is_array(a) && json_array_size(a) ? 0
            : br_error("%s: expected \"passes\": a non-empty array of {\"name\", \"counters\"}", path);
+    if (rc == 0 && json_array_size(a) > ARCH_MAX_PASSES)
+        rc = br_error("%s: %zu passes; at most %d (each pass is a full run of the app)", path,
+                      json_array_size(a), ARCH_MAX_PASSES);
     json_array_foreach(a, i, it) {
         const char *name = json_string_value(json_object_get(it, "name"));
-        if (rc == 0 && (!name || !*name || strchr(name, '/')))
-            rc = br_error("%s: passes[%zu].name: expected a folder name", path, i);
+        if (rc == 0)
+            rc = check_pass_name(p, path, i, name);
         if (rc == 0)
             passes_add(p, pmc_dir, name, json_object_get(it, "counters"),
                        json_string_value(json_object_get(it, "label")));
@@ -277,9 +301,16 @@ static int load_passes(struct an_passes *p, const struct an_opts *o)
         rc = passes_from_json(p, o->pmc_dir, path);
     } else {
         char **found = rp_find_passes(o->pmc_dir);
-        for (char **f = found; found && *f; f++)
-            passes_add(p, o->pmc_dir, *f, NULL, NULL);
-        rc = found ? 0 : -1;
+        for (char **f = found; found && *f && rc == 0; f++) {
+            const char *why = arch_pass_name_problem(*f);
+            if (why)
+                rc = br_error("%s/%s: pass folder name %s", o->pmc_dir, *f, why);
+            else if (p->n >= ARCH_MAX_PASSES)
+                rc = br_error("%s: more than %d pass folders", o->pmc_dir, ARCH_MAX_PASSES);
+            else
+                passes_add(p, o->pmc_dir, *f, NULL, NULL);
+        }
+        rc = found ? rc : -1;
         rp_strv_free(found);
         if (rc == 0 && p->n == 0)
             rc = br_error("%s: no pass folder with a *_counter_collection.csv or *" RP_ROCPD_SUFFIX,
@@ -363,13 +394,21 @@ static struct arch_profile *load_arch(const struct an_opts *o, const struct rp_r
     return ap;
 }
 
-/* Constants from agent_info.csv where present (METRICS.md §1). */
-static void agent_overrides(struct arch_profile *ap, const struct rp_agent *ag)
+/* Constants from agent_info.csv where present (METRICS.md §1). A value more
+ * than 16x above or 64x below the profile's (a CPX partition has 1/8 of the
+ * CUs) cannot be this GPU: it is not used, and a warning says so. */
+static void agent_overrides(struct arch_profile *ap, const struct rp_agent *ag, struct strv *warn)
 {
     for (int i = 0; ag->present && i < ap->nagent; i++) {
-        double v;
+        double v, def = arch_const(ap, ap->agent_consts[i]);
         if (rp_agent_num(ag, ap->agent_cols[i], &v) < 0 || !(v > 0))
             continue;
+        if (isfinite(def) && def > 0 && !(v <= 16 * def && v >= def / 64)) {
+            strv_pushf(warn, "agent_info %s = %g (%s) is not used: it is far from the "
+                       "profile's %g for %s (more than 16x above or 64x below)",
+                       ap->agent_cols[i], v, ag->file, def, ap->agent_consts[i]);
+            continue;
+        }
         char *src = xasprintf("agent_info %s (%s)", ap->agent_cols[i], ag->file);
         arch_set_const(ap, ap->agent_consts[i], v, src);
         free(src);
@@ -439,7 +478,7 @@ static char **telemetry_files(const struct an_opts *o)
 }
 
 static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char **tel,
-                      struct mx_opts *mo, struct wr_info *wi)
+                      struct mx_opts *mo, struct wr_info *wi, struct strv *warn)
 {
     wi->clock.mean = NAN;
     if (tel[0] && pw) {
@@ -449,6 +488,10 @@ static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char *
         if (mx_sampled_clock_nodes(tel, n, pw, wi->power_path, &wi->clock) < 0)
             return -1;
         wi->sampled = true;
+        if (wi->clock.samples_no_clock)
+            strv_pushf(warn, "telemetry: %llu in-kernel sample(s) with gfx_clock_MHz 0 or below "
+                       "left out of the sampled clock (no clock reading)",
+                       (unsigned long long)wi->clock.samples_no_clock);
     } else if (tel[0]) {
         br_warn("--telemetry without a power-run kernel trace: the in-kernel samples cannot be "
                 "selected; the sampled clock is not used");
@@ -500,32 +543,38 @@ static char **perf_files(const char *pmc_dir, const char *pass)
     return v;
 }
 
-/* The last line of path matching re, with group 1 as a number in *secs. */
+/* The last line of path matching re, with group 1 as a number in *secs.
+ * Read line by line with a bounded buffer (issue 15): an app output of any
+ * size, lines of any length (the first 4 KiB of each are matched); a file
+ * that is not regular (a FIFO) is skipped. */
 static char *perf_in_file(const regex_t *re, const char *path, double *secs)
 {
-    size_t len;
-    char *text = fs_read_file(path, &len), *hit = NULL;
-    regmatch_t m[2];
-    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-        nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        line[strcspn(line, "\r")] = '\0';
-        if (regexec(re, line, 2, m, 0) == 0) {
-            free(hit);
-            hit = xstrdup(line);
-            *secs = NAN;
-            if (re->re_nsub >= 1 && m[1].rm_so >= 0) {
-                char *g = xstrndup(line + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so)), *end;
-                double v = strtod(g, &end);
-                *secs = end != g && *end == '\0' ? v : NAN;
-                free(g);
-            }
-        }
-        if (!nl)
-            break;
+    char *why, *hit = NULL;
+    int fd = fs_open_read(path, &why);
+    FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!fp) {
+        free(why);
+        if (fd >= 0)
+            close(fd);
+        return NULL;
     }
-    free(text);
+    char *line = xmalloc(4097);
+    regmatch_t m[2];
+    while (fs_read_line_bounded(fp, line, 4097, NULL) >= 0) {
+        if (regexec(re, line, 2, m, 0) != 0)
+            continue;
+        free(hit);
+        hit = xstrdup(line);
+        *secs = NAN;
+        if (re->re_nsub >= 1 && m[1].rm_so >= 0) {
+            char *g = xstrndup(line + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so)), *end;
+            double v = strtod(g, &end);
+            *secs = end != g && *end == '\0' ? v : NAN;
+            free(g);
+        }
+    }
+    free(line);
+    fclose(fp);
     return hit;
 }
 
@@ -559,6 +608,8 @@ struct an_state {
     struct arch_profile *ap;
     char *arch_source, *out_dir, *pmc_abs, *power_path;
     char **tel;
+    struct strv input_warn;     /* found while reading, before the engine runs */
+    char *tmp_dir;              /* where the outputs are written before they replace out_dir */
     struct mx_result res;
 };
 
@@ -586,7 +637,7 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
     if (!(s->ap = load_arch(o, &s->run, &s->passes, &s->arch_source)))
         return -1;
     passes_from_profile(&s->passes, s->ap);
-    agent_overrides(s->ap, &s->run.agent);
+    agent_overrides(s->ap, &s->run.agent, &s->input_warn);
     const char *kt = o->ktrace ? o->ktrace : o->power;
     if (kt && !o->ktrace && !has_trace(kt)) {
         br_warn("%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": time shares from the passes, "
@@ -611,7 +662,7 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
         return -1;
     struct mx_opts mo = { .time_pct = o->time_pct, .top_n = (int)o->top_n,
                           .latency_pct = o->latency_pct };
-    struct wr_info wi = { .pmc_dir = s->pmc_abs, .out_dir = s->out_dir,
+    struct wr_info wi = { .pmc_dir = s->pmc_abs,
                           .arch_source = s->arch_source, .counters_file = s->passes.file,
                           .run = &s->run, .power = s->have_power ? &s->power : NULL,
                           .power_path = s->power_path, .telemetry = s->tel,
@@ -619,23 +670,28 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
                           .latency_pct = o->latency_pct, .top_n = (int)o->top_n,
                           .perf_regex = o->perf_regex };
     progress(o, "sampled clock");
-    if (pick_clock(o, wi.power, s->tel, &mo, &wi) < 0)
+    if (pick_clock(o, wi.power, s->tel, &mo, &wi, &s->input_warn) < 0)
         return -1;
+    mo.input_warn = s->input_warn.v;
+    mo.ninput_warn = s->input_warn.n;
     progress(o, "metrics");
     if (mx_compute(&s->res, s->ap, &s->run, wi.power, s->passes.d, s->passes.n, &mo) < 0 ||
         perf_lines(o, &s->res) < 0)
         return -1;
     progress(o, "writing");
-    if (wr_analysis(&s->res, &wi) < 0)
+    if (wr_set_begin(s->out_dir, &s->tmp_dir) < 0)
         return -1;
-    char *html = fs_path_join(s->out_dir, "report.html");
-    int rc = wr_report_html(&s->res, &wi, o->power, html);
+    wi.out_dir = s->tmp_dir;
+    char *html = fs_path_join(s->tmp_dir, "report.html");
+    int rc = wr_analysis(&s->res, &wi) < 0 ? -1 : wr_report_html(&s->res, &wi, o->power, html);
     free(html);
-    return rc;
+    return rc == 0 ? wr_set_commit(s->out_dir, &s->tmp_dir) : -1;
 }
 
 static void state_free(struct an_state *s)
 {
+    wr_set_abort(&s->tmp_dir);  /* not committed: a failed write leaves the old set whole */
+    strv_free(&s->input_warn);
     mx_release(&s->res);
     arch_free(s->ap);
     if (s->have_power)
@@ -661,6 +717,7 @@ int cmd_analyze(int argc, char **argv)
     }
     struct an_state s;
     memset(&s, 0, sizeof(s));
+    strv_init(&s.input_warn);
     s.pmc_abs = fs_abspath(o.pmc_dir);
     s.out_dir = o.out_dir ? xstrdup(o.out_dir) : fs_path_join(o.pmc_dir, "analysis");
     rc = fs_is_dir(o.pmc_dir) ? run_analysis(&o, &s)

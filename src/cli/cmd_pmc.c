@@ -15,6 +15,7 @@
 #include "collect/collect.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
+#include "util/textesc.h"
 #include "util/stopsig.h"
 #include "util/xalloc.h"
 
@@ -138,11 +139,11 @@ static void pass_req(const struct pmc_run *r, const struct br_pass *p, const cha
 static json_t *pass_record(const struct br_pass *p, const struct br_exec_result *x, int nfiles)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(p->name));
+    json_object_set_new(o, "name", esc_json_string(p->name));
     json_object_set_new(o, "exit_status", x->started ? json_integer(x->exit_code) : json_null());
     json_object_set_new(o, "wall_time_s", json_real(x->wall_s));
     json_object_set_new(o, "counter_files", json_integer(nfiles));
-    json_object_set_new(o, "reason", x->reason ? json_string(x->reason) : json_null());
+    json_object_set_new(o, "reason", x->reason ? esc_json_string(x->reason) : json_null());
     return o;
 }
 
@@ -294,10 +295,10 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
 static int finish(struct pmc_run *r)
 {
     json_t *extra = json_object();
-    json_object_set_new(extra, "collector", json_string(r->col->name));
-    json_object_set_new(extra, "counter_set", json_string(r->passes.set));
-    json_object_set_new(extra, "output_format", json_string(r->format));
-    json_object_set_new(extra, "output_format_reason", json_string(r->format_why));
+    json_object_set_new(extra, "collector", esc_json_string(r->col->name));
+    json_object_set_new(extra, "counter_set", esc_json_string(r->passes.set));
+    json_object_set_new(extra, "output_format", esc_json_string(r->format));
+    json_object_set_new(extra, "output_format_reason", esc_json_string(r->format_why));
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
     struct br_exec_result sum = { .started = true, .exit_code = r->failed ? 1 : 0 };

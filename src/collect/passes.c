@@ -6,6 +6,7 @@
 #include "collect/collect.h"
 #include "arch/arch.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -15,10 +16,13 @@
 static int pass_from_json(const char *file, size_t idx, json_t *o, struct br_pass *p)
 {
     json_t *name = json_object_get(o, "name"), *ctrs = json_object_get(o, "counters");
-    if (!json_is_string(name) || !*json_string_value(name) ||
-        strpbrk(json_string_value(name), "/ \t\n") || !json_is_array(ctrs))
+    if (!json_is_string(name) || !json_is_array(ctrs))
         return br_error("%s: passes[%zu]: expected {\"name\": \"<folder name>\", \"counters\": "
                         "[...]}", file, idx);
+    const char *why = arch_pass_name_problem(json_string_value(name));
+    if (why)
+        return br_error("%s: passes[%zu].name: pass name '%s' %s", file, idx,
+                        json_string_value(name), why);
     p->name = xstrdup(json_string_value(name));
     strv_init(&p->counters);
     size_t i;
@@ -47,6 +51,13 @@ static json_t *find_pass(json_t *passes, const char *name)
 
 static int add_pass(struct br_passes *out, const char *file, size_t idx, json_t *o)
 {
+    const char *name = json_string_value(json_object_get(o, "name"));
+    for (size_t i = 0; name && i < out->n; i++)
+        if (!strcmp(out->v[i].name, name))
+            return br_error("%s: passes[%zu].name: pass '%s' is listed twice", file, idx, name);
+    if (out->n >= ARCH_MAX_PASSES)
+        return br_error("%s: more than %d passes (each pass is a full run of the app)", file,
+                        ARCH_MAX_PASSES);
     out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
     memset(&out->v[out->n], 0, sizeof(out->v[0]));
     return pass_from_json(file, idx, o, &out->v[out->n++]);
@@ -106,10 +117,13 @@ int br_passes_load(const char *set, const char *arch, struct br_passes *out)
             return -1;
     }
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    size_t len;
+    char *text = fs_read_file(path, &len);      /* a regular file: never a FIFO */
+    json_t *root = text ? json_loadb(text, len, 0, &je) : NULL;
+    free(text);
     int rc;
     if (!root)
-        rc = br_error_at(path, je.line, je.column, "%s", je.text);
+        rc = text ? br_error_at(path, je.line, je.column, "%s", je.text) : -1;
     else
         rc = select_passes(root, path, set, !file, out);
     json_decref(root);
@@ -139,15 +153,15 @@ void br_passes_free(struct br_passes *p)
 json_t *br_passes_json(const struct br_passes *p)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "set", json_string(p->set));
-    json_object_set_new(o, "arch", p->arch ? json_string(p->arch) : json_null());
-    json_object_set_new(o, "source", json_string(p->source));
+    json_object_set_new(o, "set", esc_json_string(p->set));
+    json_object_set_new(o, "arch", p->arch ? esc_json_string(p->arch) : json_null());
+    json_object_set_new(o, "source", esc_json_string(p->source));
     json_t *arr = json_array();
     for (size_t i = 0; i < p->n; i++) {
         json_t *ps = json_object(), *cs = json_array();
-        json_object_set_new(ps, "name", json_string(p->v[i].name));
+        json_object_set_new(ps, "name", esc_json_string(p->v[i].name));
         for (size_t j = 0; j < p->v[i].counters.n; j++)
-            json_array_append_new(cs, json_string(p->v[i].counters.v[j]));
+            json_array_append_new(cs, esc_json_string(p->v[i].counters.v[j]));
         json_object_set_new(ps, "counters", cs);
         json_array_append_new(arr, ps);
     }

@@ -86,6 +86,39 @@ static void check_launches(struct mx_ctx *x, const struct rp_pass *ps, struct mx
     if (ps->truncated)
         mx_warn(x->res, "pass %s: %llu truncated last line(s) dropped (killed job?)", mp->name,
                 (unsigned long long)ps->truncated);
+    if (ps->bad_values)
+        mx_warn(x->res, "pass %s: %llu counter value(s) left out (not a count: not finite, "
+                "negative or 2^64-1), the first %s", mp->name,
+                (unsigned long long)ps->bad_values, ps->bad_value_at);
+    if (ps->dup_rows)
+        mx_warn(x->res, "pass %s: %llu repeated counter row(s) (the same counter of the same "
+                "dispatch again: a duplicated file or dispatch) left out, the first at %s",
+                mp->name, (unsigned long long)ps->dup_rows, ps->dup_row_at);
+}
+
+/* Two passes of one run profile the same program: passes without a kernel
+ * name in common (both with kernels) measured different ones. */
+static void check_disjoint(struct mx_ctx *x)
+{
+    const struct rp_run *run = x->run;
+    uint32_t first = UINT32_MAX;
+    for (uint32_t p = 0; p < run->npasses; p++) {
+        const struct rp_pass *ps = &run->passes[p];
+        if (!ps->present || !ps->launches_total)
+            continue;
+        if (first == UINT32_MAX) {
+            first = p;
+            continue;
+        }
+        const struct rp_pass *f = &run->passes[first];
+        bool common = false;
+        for (uint32_t k = 0; k < ps->nkernels && k < f->nkernels && !common; k++)
+            common = ps->launches[k] && f->launches[k];
+        if (!common)
+            mx_warn(x->res, "passes %s and %s have no kernel in common: they ran different "
+                    "programs (or kernel names changed); their metrics cannot be combined",
+                    f->name, ps->name);
+    }
 }
 
 /* Collective-communication kernels (NCCL; RCCL keeps NCCL's kernel names)
@@ -177,5 +210,6 @@ void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, doubl
                                              "so cycle-based metrics read low");
     check_counters(x, defs, ndefs);
     pass_checks(x, defs, ndefs);
+    check_disjoint(x);
     limit_checks(x, slot);
 }

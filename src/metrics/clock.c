@@ -65,6 +65,7 @@ static bool inside(const int64_t *iv, size_t m, int64_t t)
  * clock of those inside a running kernel (the ones averaged). */
 struct acc {
     uint64_t total, window;
+    uint64_t no_clock;       /* inside a running kernel, gfx clock 0 or below: left out */
     double *mhz;
     size_t n, cap;
 };
@@ -91,8 +92,12 @@ static int one_file(const char *path, const int64_t *iv, size_t m, struct acc *a
         a->total++;
         if (m && row.timestamp_ns >= iv[0] && row.timestamp_ns <= iv[2 * m - 1])
             a->window++;
-        if (isfinite(c) && inside(iv, m, row.timestamp_ns))
+        if (!isfinite(c) || !inside(iv, m, row.timestamp_ns))
+            continue;
+        if (c > 0)
             acc_add(a, c);
+        else                /* no reading (some drivers write 0): never averaged in */
+            a->no_clock++;
     }
     br_telem_close(t);
     return rc < 0 ? -1 : 0;
@@ -126,6 +131,7 @@ static void acc_finish(struct acc *a, size_t nfiles, struct mx_clock_stats *st)
         qsort(a->mhz, a->n, sizeof(double), cmp_double);
     *st = (struct mx_clock_stats){ .files = nfiles, .samples_total = a->total,
                                    .samples_window = a->window, .samples_running = a->n,
+                                   .samples_no_clock = a->no_clock,
                                    .mean = a->n ? sum / (double)a->n : NAN,
                                    .median = percentile(a->mhz, a->n, 50),
                                    .p5 = percentile(a->mhz, a->n, 5),

@@ -339,6 +339,8 @@ int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_r
 {
     memset(res, 0, sizeof(*res));
     res->ap = ap;
+    for (size_t i = 0; i < opt->ninput_warn; i++)
+        mx_warn(res, "%s", opt->input_warn[i]);
     struct mx_ctx x = { .ap = ap, .run = run, .power = power, .opt = opt, .res = res };
     mx_time_base(&x);
     mx_pick_rows(&x);

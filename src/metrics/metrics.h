@@ -42,6 +42,10 @@ struct mx_opts {
     double latency_pct;       /* bound = latency below this % of both peaks (10) */
     enum mx_clock_src clock_src;
     double clock_mhz;         /* OVERRIDE / SAMPLED: the clock; FALLBACK: ignored */
+    /* Warnings about the inputs found before the engine runs (agent_info,
+     * telemetry), listed first in mx_result.warn. */
+    char *const *input_warn;
+    size_t ninput_warn;
 };
 
 /* Per-pass figures for the report and the checks (METRICS.md §8). */
@@ -124,8 +128,9 @@ void mx_unique_names(char **names, size_t n);
 
 /* Sampled clock (METRICS.md §3): mean gfx_clock_MHz of the telemetry samples
  * of every file that fall inside a merged kernel interval of the power run
- * (intervals [start, end], ns, any order). *n receives the samples used.
- * 0 (NaN when none inside), -1 on a read error (printed). */
+ * (intervals [start, end], ns, any order). *n receives the samples used
+ * (a gfx clock of 0 or below is no reading: left out). 0 (NaN when none
+ * inside), -1 on a read error (printed). */
 int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, size_t niv,
                      double *mhz, uint64_t *n);
 /* The sampled clock with the seed's statistics (summary.json clock.sampled). */
@@ -134,6 +139,7 @@ struct mx_clock_stats {
     uint64_t samples_total;        /* every sample of the files */
     uint64_t samples_window;       /* inside [first kernel start, last kernel end] */
     uint64_t samples_running;      /* inside a running kernel: the ones averaged */
+    uint64_t samples_no_clock;     /* inside a kernel but gfx clock 0 or below: left out */
     double mean, median, p5, p95;  /* MHz over those (percentiles: clock.c); NaN: none */
 };
 /* The same per node (CLOCK_BOOTTIME is per node): a telemetry file with a

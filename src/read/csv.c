@@ -10,6 +10,7 @@
 #include "read/csv.h"
 
 #include "util/error.h"
+#include "util/fsutil.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -35,11 +36,20 @@ struct csv_src {
 
 struct csv_src *csv_open(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        br_error("cannot open '%s': %s", path, strerror(errno));
-        return NULL;
+    char *why;
+    struct csv_src *s = csv_open_quiet(path, &why);
+    if (!s) {
+        br_error("cannot open '%s': %s", path, why);
+        free(why);
     }
+    return s;
+}
+
+struct csv_src *csv_open_quiet(const char *path, char **why)
+{
+    int fd = fs_open_read(path, why);
+    if (fd < 0)
+        return NULL;
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -44,6 +44,9 @@ struct csv_src;
  * resident size stays at one block however large the file). NULL on error
  * (printed, naming the path). */
 struct csv_src *csv_open(const char *path);
+/* The same without printing: NULL with *why (allocated: strerror, or "not a
+ * regular file (a FIFO)"; only regular files are read). */
+struct csv_src *csv_open_quiet(const char *path, char **why);
 /* Same over a memory buffer (not copied; must outlive the source). name is
  * used in messages. */
 struct csv_src *csv_open_mem(const char *name, const void *data, size_t len);

@@ -328,6 +328,12 @@ static void merge_set(struct rp_run *run, struct rp_pass *p, const struct intern
     p->untimed_launches += a->untimed_launches;
     p->truncated += a->truncated;
     p->ngpus += a->nagent;
+    p->bad_values += a->bad_values;
+    p->dup_rows += a->dup_rows;
+    if (!p->bad_value_at && a->bad_value_at)
+        p->bad_value_at = xstrdup(a->bad_value_at);
+    if (!p->dup_row_at && a->dup_row_at)
+        p->dup_row_at = xstrdup(a->dup_row_at);
 }
 
 static void add_file(struct rp_pass *p, const char *f)
@@ -551,6 +557,8 @@ static void pass_release(struct rp_pass *p)
     free(p->dur_ns);
     free(p->csum);
     free(p->crows);
+    free(p->bad_value_at);
+    free(p->dup_row_at);
 }
 
 void rp_run_release(struct rp_run *run)

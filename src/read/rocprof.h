@@ -85,6 +85,10 @@ struct rp_pass {
     double uncounted_ns;        /* Σ durations of those without counters */
     uint64_t untimed_launches;  /* counter launches without a duration (6.2, no trace match) */
     uint64_t truncated;         /* dropped truncated last lines */
+    uint64_t bad_values;        /* Counter_Values left out: not finite, negative, >= 2^64 */
+    char *bad_value_at;         /* the first, "file:line: 'text' is why" */
+    uint64_t dup_rows;          /* counter rows repeated for one launch, left out */
+    char *dup_row_at;           /* the first, "file:line" */
 };
 
 /* agent_info.csv: the first GPU row, as text, looked up by column name. */

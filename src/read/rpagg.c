@@ -13,8 +13,10 @@
 #include "read/rocpd.h"
 #include "read/rplayout.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,14 +42,17 @@ static void map_grow(struct rp_u64map *m)
     m->nslot = o.nslot ? o.nslot * 2 : 1024;
     m->key = xcalloc(m->nslot, sizeof(*m->key));
     m->val = xcalloc(m->nslot, sizeof(*m->val));
+    m->seen = xcalloc(m->nslot, sizeof(*m->seen));
     for (uint32_t i = 0; i < o.nslot; i++)
         if (o.key[i]) {
             uint32_t j = map_slot(m, o.key[i] - 1);
             m->key[j] = o.key[i];
             m->val[j] = o.val[i];
+            m->seen[j] = o.seen[i];
         }
     free(o.key);
     free(o.val);
+    free(o.seen);
 }
 
 /* Value slot of key, or NULL when absent (insert: add it with value v). */
@@ -162,6 +167,9 @@ void rp_agg_release(struct rp_agg *a)
     free(a->map.key);
     free(a->map.val);
     free(a->agent);
+    free(a->map.seen);
+    free(a->bad_value_at);
+    free(a->dup_row_at);
     free(a->err);
     sb_release(&a->warn);
     memset(a, 0, sizeof(*a));
@@ -185,6 +193,19 @@ struct rdr {
     bool by_corr;            /* launch key is Correlation_Id */
 };
 
+/* "file:line: column C: expected WHAT, got '<text>'" with the text escaped
+ * (a NUL or a control character shows as \xNN) and cut to 60 bytes. */
+static int bad_field(struct rdr *r, const char *col, const char *what, const struct csv_span *f)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    esc_line_n(&sb, f->p, f->n > 60 ? 60 : f->n);
+    fail(r->a, csv_name(r->src), csv_line_no(r->src), "column %s: expected %s, got '%s'", col,
+         what, sb.buf);
+    sb_release(&sb);
+    return -1;
+}
+
 /* Field of column c as an unsigned integer; absent column gives 0. */
 static int num(struct rdr *r, enum rp_col c, uint64_t *v)
 {
@@ -196,9 +217,11 @@ static int num(struct rdr *r, enum rp_col c, uint64_t *v)
     int bad = c == RC_AGENT ? csv_agent_id(&r->f[i], v) : csv_u64(&r->f[i], v);
     if (bad == 0 && *v != UINT64_MAX)
         return 0;
-    return fail(r->a, csv_name(r->src), csv_line_no(r->src),
-                "column %s: expected a non-negative integer, got '%.*s'", rp_col_names[c],
-                (int)(r->f[i].n > 60 ? 60 : r->f[i].n), r->f[i].p);
+    if (bad == 0)
+        return fail(r->a, csv_name(r->src), csv_line_no(r->src), "column %s: %llu is 2^64-1, "
+                    "an all-ones 'no value' marker, not a value", rp_col_names[c],
+                    (unsigned long long)*v);
+    return bad_field(r, rp_col_names[c], "a non-negative integer", &r->f[i]);
 }
 
 /* A row that cannot be used: fatal, unless it is an unterminated last line
@@ -221,6 +244,9 @@ static int split_row(struct rdr *r, const char *line, size_t len)
     if (csv_split_free(line, len, r->h.ncols, name, r->f) == r->h.ncols)
         return 0;
     int got = csv_split(line, len, NULL, 0);
+    if (got < 0)
+        return fail(r->a, csv_name(r->src), csv_line_no(r->src), "a quoted field is not closed "
+                    "on its line (a line break inside a kernel name?)");
     return fail(r->a, csv_name(r->src), csv_line_no(r->src),
                 "expected %d columns (%s layout), found %d%s", r->h.ncols, r->h.layout, got,
                 got == r->h.ncols ? " (Kernel_Name not quoted?)" : "");
@@ -277,6 +303,7 @@ static int times(struct rdr *r, double *dur)
 struct cc_state {
     uint64_t prev_key;
     uint32_t prev_k, prev_c;
+    uint32_t prev_slot;      /* map slot of the launch (stable until the next insert) */
     bool have_prev;
 };
 
@@ -309,7 +336,7 @@ static void add_agent(struct rp_agg *a, uint64_t agent)
     a->agent[a->nagent++] = agent;
 }
 
-static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid)
+static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid, uint32_t *slot)
 {
     struct rp_agg *a = r->a;
     double dur = 0;
@@ -319,6 +346,7 @@ static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid)
         return -1;
     bool added;
     uint32_t *v = map_get(&a->map, key, true, 0, &added);
+    *slot = (uint32_t)(v - a->map.val);
     if (!added) {
         *kid = *v & ~TIMED;
         return 0;
@@ -337,6 +365,66 @@ static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid)
     return 0;
 }
 
+/* True once counter c of the launch in map slot `slot` has been summed:
+ * this row repeats it (a duplicated dispatch or file) and is left out. The
+ * caller names the first one (dup_row_at). */
+static bool repeated(struct rp_agg *a, uint32_t slot, uint32_t c)
+{
+    if (c >= 64)
+        return false;
+    uint64_t *seen = &a->map.seen[slot], bit = 1ull << c;
+    if (!(*seen & bit)) {
+        *seen |= bit;
+        return false;
+    }
+    a->dup_rows++;
+    return true;
+}
+
+/* Why no hardware counter can hold v (NULL: it can). */
+static const char *not_a_count(double v)
+{
+    return !isfinite(v) ? "not finite" : v < 0 ? "negative"
+         : v >= 18446744073709551615.0 ? "2^64-1 or more (an all-ones 'no value' marker?)" : NULL;
+}
+
+/* Sums value into (kernel k, counter c) of the launch in `slot`, unless it
+ * repeats a row or is no count: then it is left out and counted, the first
+ * named by where() ("file:line") and the value's text. */
+static void add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, double value,
+                      const char *text, size_t tn, char *(*where)(const void *), const void *ctx)
+{
+    a->rows++;
+    const char *why = NULL;
+    if (repeated(a, slot, c)) {
+        if (a->dup_rows == 1)
+            a->dup_row_at = where(ctx);
+        return;
+    }
+    if ((why = not_a_count(value)) != NULL) {
+        if (!a->bad_values++) {
+            struct strbuf sb;
+            sb_init(&sb);
+            esc_line_n(&sb, text, tn > 60 ? 60 : tn);
+            char *at = where(ctx);
+            a->bad_value_at = xasprintf("%s: '%s' is %s", at, sb.buf, why);
+            free(at);
+            sb_release(&sb);
+        }
+        return;
+    }
+    size_t at = (size_t)k * a->ccap + c;
+    a->csum[at] += value;
+    a->crows[at]++;
+}
+
+/* "file:line" of the current CSV row, allocated. */
+static char *csv_here(const void *ctx)
+{
+    const struct rdr *r = ctx;
+    return xasprintf("%s:%ld", csv_name(r->src), csv_line_no(r->src));
+}
+
 static int cc_row(struct rdr *r, struct cc_state *st, const char *line, size_t len)
 {
     if (split_row(r, line, len) < 0)
@@ -347,22 +435,17 @@ static int cc_row(struct rdr *r, struct cc_state *st, const char *line, size_t l
         return -1;
     const struct csv_span *vf = &r->f[r->h.idx[RC_CVALUE]];
     if (csv_double(vf, &val) < 0)
-        return fail(r->a, csv_name(r->src), csv_line_no(r->src),
-                    "column Counter_Value: expected a number, got '%.*s'",
-                    (int)(vf->n > 60 ? 60 : vf->n), vf->p);
+        return bad_field(r, "Counter_Value", "a number", vf);
     uint32_t k = st->prev_k;
     if (!st->have_prev || key != st->prev_key) {
-        if (cc_launch(r, key, &k) < 0)
+        if (cc_launch(r, key, &k, &st->prev_slot) < 0)
             return -1;
         st->prev_key = key;
         st->prev_k = k;
         st->have_prev = true;
     }
     uint32_t c = counter_id(r->a, st, &r->f[r->h.idx[RC_CNAME]]);
-    size_t at = (size_t)k * r->a->ccap + c;
-    r->a->csum[at] += val;
-    r->a->crows[at]++;
-    r->a->rows++;
+    add_value(r->a, st->prev_slot, k, c, val, vf->p, vf->n, csv_here, r);
     return 0;
 }
 
@@ -422,6 +505,9 @@ static int open_rdr(struct rdr *r, struct rp_agg *a, struct csv_src *src)
         return fail(a, csv_name(src), 0, "read error");
     if (rc == 0 || (len == 0 && csv_last_unterminated(src)))
         return fail(a, csv_name(src), 0, "empty file (no header)");
+    if (memchr(line, '\r', len))
+        return fail(a, csv_name(src), 1, "lines end in CR only (classic Mac OS line ends?); "
+                    "rocprofv3 writes LF: convert the file with tr '\\r' '\\n'");
     char *err;
     if (rp_header_parse(&r->h, line, len, &err) < 0) {
         fail(a, csv_name(src), 1, "%s", err);
@@ -511,12 +597,15 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
 int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path)
 {
     agg_init(a);
-    struct csv_src *cc = cc_path ? csv_open(cc_path) : NULL;
-    struct csv_src *kt = kt_path ? csv_open(kt_path) : NULL;
-    if ((cc_path && !cc) || (kt_path && !kt)) {
+    char *why = NULL;
+    struct csv_src *cc = cc_path ? csv_open_quiet(cc_path, &why) : NULL;
+    struct csv_src *kt = kt_path && !why ? csv_open_quiet(kt_path, &why) : NULL;
+    if (why) {
         csv_close(cc);
         csv_close(kt);
-        return fail(a, cc_path && !cc ? cc_path : kt_path, 0, "cannot open file");
+        fail(a, cc_path && !cc ? cc_path : kt_path, 0, "%s", why);
+        free(why);
+        return -1;
     }
     return read_pair(a, cc, kt);
 }
@@ -545,9 +634,18 @@ int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t
  * are counter_collection.csv rows, kernels rows the kernel trace's. */
 struct dbrd {
     struct rp_agg *a;
+    struct rocpd_db *db;
     struct cc_state st;
     uint64_t counter_rows, kernel_rows;
+    const struct rocpd_dispatch *cur;    /* for messages */
 };
+
+/* "<database>: dispatch N" of the current counter row, allocated. */
+static char *db_here(const void *ctx)
+{
+    const struct dbrd *r = ctx;
+    return xasprintf("%s: dispatch %llu", rocpd_name(r->db), (unsigned long long)r->cur->dispatch_id);
+}
 
 static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn, size_t cl,
                       double value)
@@ -559,6 +657,7 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
     if (!st->have_prev || d->dispatch_id != st->prev_key) {
         bool added;
         uint32_t *v = map_get(&a->map, d->dispatch_id, true, 0, &added);
+        st->prev_slot = (uint32_t)(v - a->map.val);
         if (added) {
             struct csv_span name = { d->name, (uint32_t)d->name_len, true };
             k = kernel_id(a, &name);
@@ -577,10 +676,10 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
     }
     struct csv_span c = { cn, (uint32_t)cl, true };
     uint32_t ci = counter_id(a, st, &c);
-    size_t at = (size_t)k * a->ccap + ci;
-    a->csum[at] += value;
-    a->crows[at]++;
-    a->rows++;
+    char text[40];
+    snprintf(text, sizeof(text), "%.17g", value);
+    r->cur = d;
+    add_value(a, st->prev_slot, k, ci, value, text, strlen(text), db_here, r);
     r->counter_rows++;
     return 0;
 }
@@ -617,7 +716,7 @@ static int db_kernel(void *ctx, const struct rocpd_dispatch *d)
 int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db)
 {
     agg_init(a);
-    struct dbrd r = { .a = a, .st = { .prev_c = UINT32_MAX - 1 } };
+    struct dbrd r = { .a = a, .db = db, .st = { .prev_c = UINT32_MAX - 1 } };
     char *err = NULL;
     int rc = rocpd_each_counter(db, db_counter, &r, &err);
     if (rc == 0)

@@ -7,6 +7,12 @@
  * (a dropped truncated last line) to warn, one per line; the owner prints
  * them with rp_agg_flush_messages, in a deterministic order.
  *
+ * Values that cannot be a count (NaN, +-inf, out of the double range,
+ * negative, 2^64-1 and above: a 64-bit all-ones "no value") and a counter row
+ * repeated for the same launch (counters 0-63 of a file set are tracked) are
+ * left out of the sums and counted, with the first file:line, for the data
+ * checks (METRICS.md §8): never summed silently.
+ *
  * Launch identity: (file, Dispatch_Id), or Correlation_Id when the counter
  * file has no timestamps (6.2) or the trace has no Dispatch_Id (6.2), so that
  * durations and the "launches without counters" check can be joined from the
@@ -24,6 +30,7 @@
 struct rp_u64map {          /* launch key -> kernel id (bit 31: has a duration) */
     uint64_t *key;          /* key + 1; 0 = empty */
     uint32_t *val;
+    uint64_t *seen;         /* counters 0-63 of the launch already summed (bit c) */
     uint32_t n, nslot;
 };
 
@@ -41,6 +48,11 @@ struct rp_agg {
     uint32_t nagent;
     uint64_t trace_launches, uncounted_launches, untimed_launches, truncated;
     bool cc_empty, kt_empty;         /* header-only file: a process without kernels */
+    /* Rows left out of the sums, each kind with its first "file:line: ..." */
+    uint64_t bad_values;             /* Counter_Value not finite, negative or >= 2^64 */
+    char *bad_value_at;
+    uint64_t dup_rows;               /* a counter of a launch seen again */
+    char *dup_row_at;
     double trace_ns, uncounted_ns;
     const char *cc_layout, *kt_layout;
     uint32_t cc_missing;             /* bit c: the counter file lacks column c (rp_col) */

@@ -14,6 +14,7 @@
 #include "read/telemetry.h"
 
 #include "util/error.h"
+#include "util/fsutil.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -488,9 +489,11 @@ static struct br_telem *finish_open(struct br_telem *t)
 
 struct br_telem *br_telem_open(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char *why;
+    int fd = fs_open_read(path, &why);
     if (fd < 0) {
-        br_error("cannot open '%s': %s", path, strerror(errno));
+        br_error("cannot open '%s': %s", path, why);
+        free(why);
         return NULL;
     }
     struct br_telem *t = telem_new(path);

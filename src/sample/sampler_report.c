@@ -8,6 +8,7 @@
  */
 #include "sample/sampler_report.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -121,16 +122,16 @@ static json_t *gpu_json(const struct br_gpu_out *g)
 {
     json_t *o = json_object();
     json_object_set_new(o, "gpu", json_integer(g->gpu));
-    json_object_set_new(o, "file", json_string(g->path));
-    json_object_set_new(o, "source", json_string(g->info.source ? g->info.source : ""));
-    json_object_set_new(o, "pci_bus_id", g->info.pci_bus_id ? json_string(g->info.pci_bus_id)
+    json_object_set_new(o, "file", esc_json_string(g->path));
+    json_object_set_new(o, "source", esc_json_string(g->info.source ? g->info.source : ""));
+    json_object_set_new(o, "pci_bus_id", g->info.pci_bus_id ? esc_json_string(g->info.pci_bus_id)
                                                             : json_null());
     json_object_set_new(o, "samples", json_integer((json_int_t)g->samples));
     json_object_set_new(o, "source_refreshes", json_integer((json_int_t)g->refreshes));
     json_object_set_new(o, "source_refresh_hz", jnum(refresh_hz(g)));
     json_object_set_new(o, "read_errors", json_integer((json_int_t)g->read_errors));
     if (g->info.driver_power_path)
-        json_object_set_new(o, "driver_power_file", json_string(g->info.driver_power_path));
+        json_object_set_new(o, "driver_power_file", esc_json_string(g->info.driver_power_path));
     return o;
 }
 
@@ -138,10 +139,10 @@ static json_t *run_json(const struct br_sampler_config *cfg, const struct br_run
                         const struct br_sampler_stats *s, const struct br_gpu_out *g, int status)
 {
     json_t *o = json_object(), *gpus = json_array(), *cmd = json_array();
-    json_object_set_new(o, "backend", json_string(cfg->ops->name));
-    json_object_set_new(o, "prefix", json_string(cfg->prefix));
-    json_object_set_new(o, "node", cfg->node ? json_string(cfg->node) : json_null());
-    json_object_set_new(o, "clock", json_string("CLOCK_BOOTTIME"));
+    json_object_set_new(o, "backend", esc_json_string(cfg->ops->name));
+    json_object_set_new(o, "prefix", esc_json_string(cfg->prefix));
+    json_object_set_new(o, "node", cfg->node ? esc_json_string(cfg->node) : json_null());
+    json_object_set_new(o, "clock", esc_json_string("CLOCK_BOOTTIME"));
     json_object_set_new(o, "interval_requested_ms", json_real((double)cfg->interval_ns * 1e-6));
     json_object_set_new(o, "interval_achieved_median_ms", jnum(s->interval_median_ns * 1e-6));
     json_object_set_new(o, "interval_achieved_p99_ms", jnum(s->interval_p99_ns * 1e-6));
@@ -160,7 +161,7 @@ static json_t *run_json(const struct br_sampler_config *cfg, const struct br_run
         json_array_append_new(gpus, gpu_json(&g[i]));
     json_object_set_new(o, "gpus", gpus);
     for (char *const *a = cfg->argv; a && *a; a++)
-        json_array_append_new(cmd, json_string(*a));
+        json_array_append_new(cmd, esc_json_string(*a));
     json_object_set_new(o, "command", cmd);
     json_object_set_new(o, "exit_status", json_integer(status));
     json_object_set_new(o, "signal_forwarded", rt->forwarded_signal

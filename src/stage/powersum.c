@@ -14,6 +14,7 @@
 #include "read/telemetry.h"
 #include "stage/stage.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -161,7 +162,7 @@ static json_t *nodes_json(const char *rundir, const char *tag, const char *ktrac
         json_t *n = json_object(), *k = json_object();
         int64_t first_kernel;
         kernels_json(kt, k, &first_kernel);
-        json_object_set_new(n, "node", json_string(node));
+        json_object_set_new(n, "node", esc_json_string(node));
         json_object_set(n, "kernels_traced", json_object_get(k, "kernels_traced"));
         offsets_json(n, clock_ref_boottime(rundir, file), node_first_sample(rundir, tag, node),
                      first_kernel);

@@ -26,6 +26,7 @@
 #include "arch/arch.h"
 #include "conf/conf.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
@@ -381,11 +382,11 @@ static json_t *job_json(const struct br_submit_job *j)
 {
     json_t *cmd = json_array();
     for (size_t i = 0; i < j->argv.n; i++)
-        json_array_append_new(cmd, json_string(j->argv.v[i]));
+        json_array_append_new(cmd, esc_json_string(j->argv.v[i]));
     return json_pack("{s:s, s:o, s:o, s:o, s:o}", "stage", j->stage,
-                     "job_id", j->job_id ? json_string(j->job_id) : json_null(),
-                     "depends_on", j->depends_on ? json_string(j->depends_on) : json_null(),
-                     "time_limit", j->time_limit ? json_string(j->time_limit) : json_null(),
+                     "job_id", j->job_id ? esc_json_string(j->job_id) : json_null(),
+                     "depends_on", j->depends_on ? esc_json_string(j->depends_on) : json_null(),
+                     "time_limit", j->time_limit ? esc_json_string(j->time_limit) : json_null(),
                      "command", cmd);
 }
 
@@ -413,7 +414,7 @@ int br_submit_record(const struct br_submit_params *p, const struct br_submit_jo
         if (jobs[i].job_id)
             json_array_append_new(done, job_json(&jobs[i]));
         else
-            json_array_append_new(missing, json_string(jobs[i].stage));
+            json_array_append_new(missing, esc_json_string(jobs[i].stage));
     }
     char *date = utc_now();
     json_t *entry = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "date", date, "conf",

@@ -3,7 +3,9 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -63,11 +65,41 @@ bool fs_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static const char *file_kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+         : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "not a plain file";
+}
+
+int fs_open_read(const char *path, char **why)
+{
+    *why = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO must not block here */
+    if (fd < 0) {
+        *why = xstrdup(strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = xasprintf("not a regular file (%s)", fstat(fd, &st) == 0 ? file_kind(st.st_mode)
+                                                                       : strerror(errno));
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 char *fs_read_file(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
+    char *why;
+    int fd = fs_open_read(path, &why);
+    FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!fp) {
-        br_error("cannot open '%s': %s", path, strerror(errno));
+        br_error("cannot open '%s': %s", path, why ? why : strerror(errno));
+        free(why);
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
     size_t cap = 4096, n = 0;
@@ -245,6 +277,52 @@ void fs_atomic_abort(struct fs_atomic *a)
         unlink(a->tmp);
     a->fp = NULL;
     atomic_free(a);
+}
+
+int fs_remove_flat_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : br_error("cannot open folder '%s': %s", dir, strerror(errno));
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && rc == 0) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = fs_path_join(dir, e->d_name);
+        if (unlink(p) != 0)
+            rc = br_error("cannot remove '%s': %s", p, strerror(errno));
+        free(p);
+    }
+    closedir(d);
+    if (rc == 0 && rmdir(dir) != 0)
+        rc = br_error("cannot remove folder '%s': %s", dir, strerror(errno));
+    return rc;
+}
+
+int fs_replace_dir(const char *fresh, const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0 && errno == ENOENT) {
+        if (rename(fresh, dir) == 0)
+            return 0;
+        return br_error("cannot rename '%s' to '%s': %s", fresh, dir, strerror(errno));
+    }
+    if (renameat2(AT_FDCWD, fresh, AT_FDCWD, dir, RENAME_EXCHANGE) == 0)
+        return fs_remove_flat_dir(fresh);          /* the old folder, now at fresh */
+    if (errno != EINVAL && errno != ENOSYS)
+        return br_error("cannot exchange '%s' and '%s': %s", fresh, dir, strerror(errno));
+    char *old = xasprintf("%s.old.%ld", dir, (long)getpid());
+    int rc = 0;
+    if (rename(dir, old) != 0)
+        rc = br_error("cannot rename '%s' to '%s': %s", dir, old, strerror(errno));
+    else if (rename(fresh, dir) != 0) {
+        rc = br_error("cannot rename '%s' to '%s': %s", fresh, dir, strerror(errno));
+        rename(old, dir);       /* the old folder back in place */
+    } else
+        rc = fs_remove_flat_dir(old);
+    free(old);
+    return rc;
 }
 
 int fs_write_atomic(const char *path, const void *data, size_t len)

@@ -15,7 +15,14 @@ int fs_mkdir_p(const char *path);
 bool fs_exists(const char *path);
 bool fs_is_dir(const char *path);
 
-/* Reads a whole file into a NUL-terminated buffer (binary safe: *len set). */
+/* Opens an input file for reading: only a regular file (following links) is
+ * accepted, so /dev/zero (endless) or a FIFO (open and read block forever)
+ * are refused at once. Returns the fd, or -1 with *why (allocated) saying
+ * "not a regular file (a FIFO)" or strerror. */
+int fs_open_read(const char *path, char **why);
+
+/* Reads a whole regular file into a NUL-terminated buffer (binary safe: *len
+ * set). */
 char *fs_read_file(const char *path, size_t *len);
 
 /* Writes data to path atomically: path.tmp.<pid>, fsync, rename. */
@@ -51,6 +58,18 @@ int fs_atomic_fail(struct fs_atomic *a);
  * the kept length, or -1 at end of file or on a read error (ferror(fp)).
  * *cut (may be NULL) says whether the line was longer. */
 long fs_read_line_bounded(FILE *fp, char *buf, size_t cap, bool *cut);
+
+/* Puts the folder `fresh` in place of `dir` in one step: rename(2) when dir
+ * does not exist, else an atomic exchange (renameat2 RENAME_EXCHANGE, Linux
+ * 3.15+) after which the old folder, now named fresh, is removed with
+ * fs_remove_flat_dir. On a file system that cannot exchange (EINVAL, e.g.
+ * some network file systems) dir is renamed to <dir>.old.<pid> first, so a
+ * kill between the two renames leaves both folders whole but neither at
+ * dir. 0 or -1 (printed). */
+int fs_replace_dir(const char *fresh, const char *dir);
+/* Removes a folder and the files in it; a subfolder in it is an error
+ * (nothing benchrun writes this way has one). 0 or -1 (printed). */
+int fs_remove_flat_dir(const char *dir);
 
 /* Copies a file (used for the conf copy in run folders). */
 int fs_copy_file(const char *src, const char *dst);

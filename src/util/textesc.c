@@ -6,7 +6,13 @@
 
 void esc_line(struct strbuf *sb, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    esc_line_n(sb, s, s ? strlen(s) : 0);
+}
+
+void esc_line_n(struct strbuf *sb, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (const unsigned char *end = p + n; p < end; p++) {
         switch (*p) {
         case '\\': sb_adds(sb, "\\\\"); break;
         case '\n': sb_adds(sb, "\\n"); break;
@@ -95,4 +101,17 @@ json_t *esc_json_string(const char *s)
     json_t *j = json_stringn(sb.buf, sb.len);
     sb_release(&sb);
     return j;
+}
+
+int esc_json_set(json_t *obj, const char *key, json_t *value)
+{
+    size_t n = strlen(key);
+    if (esc_utf8_valid(key, n))
+        return json_object_set_new(obj, key, value);
+    struct strbuf sb;
+    sb_init(&sb);
+    esc_utf8(&sb, key, n);
+    int rc = json_object_set_new(obj, sb.buf, value);
+    sb_release(&sb);
+    return rc;
 }

@@ -23,8 +23,10 @@
 
 #include "util/strbuf.h"
 
-/* Appends s escaped for a line-based file. */
+/* Appends s escaped for a line-based file (esc_line_n: n bytes, NUL
+ * included, e.g. a field of a CSV line in an error message). */
 void esc_line(struct strbuf *sb, const char *s);
+void esc_line_n(struct strbuf *sb, const char *s, size_t n);
 
 /* True when s[0..n) is valid UTF-8. */
 bool esc_utf8_valid(const char *s, size_t n);
@@ -34,5 +36,8 @@ void esc_utf8(struct strbuf *sb, const char *s, size_t n);
 /* A JSON string of s, escaped as above when it is not valid UTF-8; JSON null
  * for NULL. Never NULL. */
 json_t *esc_json_string(const char *s);
+/* json_object_set_new with the key escaped the same way (jansson refuses a
+ * key that is not UTF-8, and the member would be lost). */
+int esc_json_set(json_t *obj, const char *key, json_t *value);
 
 #endif

@@ -7,6 +7,8 @@
  */
 #include "vectors/jsonw.h"
 
+#include "util/textesc.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,8 +143,17 @@ void jw_arr_end(struct jsonw *w) { close_level(w, ']'); }
 
 /* ---- values ---------------------------------------------------------------- */
 
+/* A JSON string; bytes that are not valid UTF-8 (a label or a path from
+ * outside) become "\\xNN" first (util/textesc.h), so Python can load the file. */
 static void add_string(struct strbuf *sb, const char *s)
 {
+    struct strbuf fixed;
+    sb_init(&fixed);
+    size_t n = strlen(s);
+    if (!esc_utf8_valid(s, n)) {
+        esc_utf8(&fixed, s, n);
+        s = fixed.buf;
+    }
     sb_addc(sb, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
@@ -159,6 +170,7 @@ static void add_string(struct strbuf *sb, const char *s)
         }
     }
     sb_addc(sb, '"');
+    sb_release(&fixed);
 }
 
 void jw_key(struct jsonw *w, const char *key)

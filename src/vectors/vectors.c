@@ -15,6 +15,7 @@
 #include "vectors/vectors_int.h"
 
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -51,7 +52,7 @@ void vec_warn(struct vec_result *r, const char *fmt, ...)
         return;
     pthread_mutex_lock(&warn_lock);
     br_warn("%s", msg);
-    json_array_append_new(r->warnings, json_string(msg));
+    json_array_append_new(r->warnings, esc_json_string(msg));
     pthread_mutex_unlock(&warn_lock);
     free(msg);
 }

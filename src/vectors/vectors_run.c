@@ -23,6 +23,7 @@
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/xalloc.h"
@@ -89,7 +90,7 @@ static json_t *read_meta(const char *path)
         return NULL;
     json_t *m = json_object();
     for (size_t i = 0; i < br_telem_meta_count(t); i++)
-        json_object_set_new(m, br_telem_meta_key(t, i), json_string(br_telem_meta_value(t, i)));
+        esc_json_set(m, br_telem_meta_key(t, i), esc_json_string(br_telem_meta_value(t, i)));
     br_telem_close(t);
     return m;
 }
@@ -239,13 +240,13 @@ void vec_kv_line(json_t *o, char *line, long ln)
         while (ke > k && ke[-1] == ' ')
             ke--;
         *ke = '\0';
-        json_object_set_new(o, k, json_string(colon + 2));
+        esc_json_set(o, k, esc_json_string(colon + 2));
         return;
     }
     if (!eq) {
         char key[32];
         snprintf(key, sizeof(key), "line%ld", ln);
-        json_object_set_new(o, key, json_string(line));
+        json_object_set_new(o, key, esc_json_string(line));
         return;
     }
     char *save = NULL;
@@ -253,7 +254,7 @@ void vec_kv_line(json_t *o, char *line, long ln)
         char *q = strchr(tok, '=');
         if (q && q > tok) {
             *q = '\0';
-            json_object_set_new(o, tok, json_string(q + 1));
+            esc_json_set(o, tok, esc_json_string(q + 1));
         }
     }
 }
@@ -287,7 +288,7 @@ void vec_read_run_info(struct vec_result *r)
             while (n && s[n - 1] == '\r')
                 n--;
             char *line = xstrndup(s, n);
-            json_array_append_new(r->run_info_lines, json_string(line));
+            json_array_append_new(r->run_info_lines, esc_json_string(line));
             free(line);
             if (!e)
                 break;

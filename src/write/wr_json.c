@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 #include "vectors/jsonw.h"
 
@@ -24,9 +25,11 @@ static json_t *jnum(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Text from the inputs: invalid UTF-8 escaped (util/textesc.h), so that a
+ * member is never dropped and every JSON reader accepts the file. */
 static json_t *jstr(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    return esc_json_string(s);
 }
 
 static json_t *cell(const struct mx_result *res, uint32_t r, int m)
@@ -61,9 +64,9 @@ static json_t *pass_object(const struct mx_result *res, const struct wr_info *in
     bool on = mp->present && ps;
     json_t *missing = json_array();
     for (uint32_t i = 0; i < mp->nmissing; i++)
-        json_array_append_new(missing, json_string(mp->missing[i]));
-    json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "pass", mp->name, "label", jstr(mp->label),
+        json_array_append_new(missing, jstr(mp->missing[i]));
+    json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "pass", jstr(mp->name), "label", jstr(mp->label),
         "counter_files", (json_int_t)(on ? ps->nsets : 0), "gpus", (json_int_t)(on ? ps->ngpus : 0),
         "launches_with_counters", (json_int_t)(on ? ps->launches_total : 0),
         "launches_in_trace", (json_int_t)(on ? ps->trace_launches : 0),
@@ -72,8 +75,8 @@ static json_t *pass_object(const struct mx_result *res, const struct wr_info *in
         "kernel_time_s", jnum(on ? ps->dur_ns_total / 1e9 : NAN),
         "eff_clock_MHz", jnum(mp->eff_clock_MHz), "gui_excess_pct", jnum(mp->gui_excess_pct),
         "lammps_loop_time_s", jnum(mp->perf_s), "counters_missing", missing);
-    json_t *more = json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
-        "name", mp->name, "present", mp->present, "instrumented", mp->instrumented,
+    json_t *more = json_pack("{s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
+        "name", jstr(mp->name), "present", mp->present, "instrumented", mp->instrumented,
         "instrumented_slowdown", jnum(mp->instrumented ? mp->slowdown : NAN),
         "time_ms", jnum(mp->present ? mp->time_ms : NAN),
         "comm_kernel_time_ms", jnum(mp->present ? mp->comm_ms : NAN),
@@ -93,7 +96,7 @@ static json_t *checks_object(const struct mx_result *res, const struct wr_info *
         json_array_append_new(ps, pass_object(res, in, p));
     json_t *w = json_array();
     for (size_t i = 0; i < res->nwarn; i++)
-        json_array_append_new(w, json_string(res->warn[i]));
+        json_array_append_new(w, jstr(res->warn[i]));
     return json_pack("{s:o, s:o, s:o}", "passes", ps, "kernel_time_spread_pct",
                      jnum(res->time_spread_pct), "warnings", w);
 }
@@ -123,7 +126,7 @@ static json_t *power_object(const struct wr_info *in)
         return json_null();
     json_t *tf = json_array(), *per = json_array();
     for (uint32_t i = 0; i < pw->nfiles; i++)
-        json_array_append_new(tf, json_string(pw->files[i]));
+        json_array_append_new(tf, jstr(pw->files[i]));
     for (uint32_t g = 0; g < pw->ngpus; g++)
         json_array_append_new(per, jnum(round1(rp_gpu_busy_pct(&pw->gpu[g]))));
     double span, busy;
@@ -144,7 +147,7 @@ static json_t *sampled_object(const struct wr_info *in)
         return json_null();
     json_t *files = json_array();
     for (char *const *t = in->telemetry; t && *t; t++)
-        json_array_append_new(files, json_string(*t));
+        json_array_append_new(files, jstr(*t));
     const struct mx_clock_stats *c = &in->clock;
     return json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "files", files,
                      "samples_total", (json_int_t)c->samples_total,
@@ -165,10 +168,10 @@ static json_t *arch_object(const struct mx_result *res, const struct wr_info *in
     const struct arch_profile *ap = res->ap;
     json_t *c = json_object();
     for (int i = 0; i < ap->nconsts; i++)
-        json_object_set_new(c, ap->consts[i].name, json_pack("{s:o, s:s}", "value",
-                            jnum(ap->consts[i].value), "source", ap->consts[i].source));
-    return json_pack("{s:s, s:s, s:s, s:o}", "arch", ap->arch, "profile", ap->path,
-                     "chosen_by", in->arch_source ? in->arch_source : "", "constants", c);
+        json_object_set_new(c, ap->consts[i].name, json_pack("{s:o, s:o}", "value",
+                            jnum(ap->consts[i].value), "source", jstr(ap->consts[i].source)));
+    return json_pack("{s:o, s:o, s:o, s:o}", "arch", jstr(ap->arch), "profile", jstr(ap->path),
+                     "chosen_by", jstr(in->arch_source ? in->arch_source : ""), "constants", c);
 }
 
 static json_t *inputs_object(const struct wr_info *in)
@@ -178,12 +181,12 @@ static json_t *inputs_object(const struct wr_info *in)
         const struct rp_pass *ps = &in->run->passes[p];
         json_t *files = json_array();
         for (uint32_t f = 0; f < ps->nfiles; f++)
-            json_array_append_new(files, json_string(ps->files[f]));
-        json_array_append_new(passes, json_pack("{s:s, s:o, s:I, s:o}", "name", ps->name,
+            json_array_append_new(files, jstr(ps->files[f]));
+        json_array_append_new(passes, json_pack("{s:o, s:o, s:I, s:o}", "name", jstr(ps->name),
             "layout", jstr(ps->layout), "processes", (json_int_t)ps->nsets, "files", files));
     }
     for (char *const *t = in->telemetry; t && *t; t++)
-        json_array_append_new(tel, json_string(*t));
+        json_array_append_new(tel, jstr(*t));
     const struct rp_agent *ag = &in->run->agent;
     return json_pack("{s:o, s:o, s:o, s:o}", "counters_file", jstr(in->counters_file),
                      "passes", passes, "agent_info", jstr(ag->present ? ag->file : NULL),
@@ -196,8 +199,8 @@ static json_t *top_array(const struct mx_result *res)
     int ms = mx_metric_index(res->ap, "time_share_pct"), mt = mx_metric_index(res->ap, "top_share_pct");
     for (uint32_t i = 0; i < res->ntop; i++) {
         uint32_t r = res->order[i];
-        json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "kernel", res->shortname[r],
-                              "kernel_full_name", res->full[r], "time_share_pct",
+        json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o}", "kernel", jstr(res->shortname[r]),
+                              "kernel_full_name", jstr(res->full[r]), "time_share_pct",
                               jnum(mx_value(res, r, ms)), "top_share_pct", jnum(mx_value(res, r, mt))));
     }
     return a;
@@ -206,7 +209,7 @@ static json_t *top_array(const struct mx_result *res)
 int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const char *path)
 {
     json_t *root = json_object();
-    json_object_set_new(root, "pmc_dir", json_string(in->pmc_dir));
+    json_object_set_new(root, "pmc_dir", jstr(in->pmc_dir));
     json_object_set_new(root, "whole_run", row_object(res, res->nk));
     json_object_set_new(root, "checks", checks_object(res, in));
     json_object_set_new(root, "power_run", power_object(in));

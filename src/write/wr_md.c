@@ -13,12 +13,15 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Markdown table cell: '|' escaped, newlines as spaces. */
-static void md(FILE *fp, const char *s)
+/* Text of the arch profile (ours) in a table cell: '|' escaped, newlines as
+ * spaces. */
+static void md_cell(FILE *fp, const char *s)
 {
     for (const char *p = s ? s : ""; *p; p++) {
         if (*p == '|')
@@ -27,6 +30,52 @@ static void md(FILE *fp, const char *s)
             fputc(' ', fp);
         else
             fputc(*p, fp);
+    }
+}
+
+/* True when s[i] could start or end Markdown markup in a table cell or a
+ * list item (CommonMark 0.31, GFM tables and strikethrough), so it needs a
+ * backslash. Only there: ordinary names stay byte for byte as the seed
+ * prints them (Tag<1,1>, Matvec2_Half). */
+static bool md_special(const char *s, size_t i)
+{
+    char c = s[i], next = s[i + 1], prev = i ? s[i - 1] : ' ';
+    switch (c) {
+    case '*': case '`': case '|': case '~':
+        return true;                                    /* emphasis, code, cell, strike */
+    case '_':                                           /* intraword '_' is never emphasis */
+        return !(isalnum((unsigned char)prev) && isalnum((unsigned char)next));
+    case ']':                                           /* a link or image: ](...) [..] ]: */
+        return next == '(' || next == '[' || next == ':';
+    case '\\':                                          /* a backslash escape */
+        return ispunct((unsigned char)next);
+    case '#': case '>':                                 /* heading, block quote */
+        return i == 0;
+    default:
+        return false;
+    }
+}
+
+/* Text from the inputs (kernel names, perf lines, warnings) in Markdown,
+ * escaped as report.html escapes HTML (issue 15): '<' that could start a
+ * tag, comment or autolink and '&' that could start an entity are written as
+ * entities (no raw HTML), markup characters (md_special) get a backslash
+ * (CommonMark §2.4), line ends become spaces (one table cell, one list item). */
+static void md(FILE *fp, const char *s)
+{
+    s = s ? s : "";
+    for (size_t i = 0; s[i]; i++) {
+        char c = s[i], next = s[i + 1];
+        if (c == '<' && (isalpha((unsigned char)next) || (next && strchr("/!?", next))))
+            fputs("&lt;", fp);
+        else if (c == '&' && (isalpha((unsigned char)next) || next == '#'))
+            fputs("&amp;", fp);
+        else if (md_special(s, i))
+            fprintf(fp, "\\%c", c);
+        else if (c == '\n' || c == '\r')
+            fputc(' ', fp);
+        else
+            fputc(c, fp);
     }
 }
 
@@ -68,7 +117,7 @@ static void fcell(FILE *fp, const struct mx_result *res, uint32_t r, int m, cons
     char b[64];
     if (m >= 0 && res->ap->metrics[m].label != AL_NONE) {
         const char *l = mx_label(res, r, m);
-        md(fp, l ? l : "");
+        md_cell(fp, l ? l : "");
         return;
     }
     fputs(fnum(mx_value(res, r, m), fmt ? fmt : "%g", b), fp);
@@ -79,7 +128,7 @@ static void mcell(FILE *fp, const struct mx_result *res, uint32_t r, const char 
     char b[32];
     int m = mx_metric_index(res->ap, metric);
     if (m >= 0 && res->ap->metrics[m].label != AL_NONE)
-        md(fp, mx_label(res, r, m));
+        md_cell(fp, mx_label(res, r, m));
     else
         fputs(num(mx_value(res, r, m), b), fp);
 }
@@ -154,11 +203,11 @@ static void whole(FILE *fp, const struct mx_result *res, const struct wr_info *i
         const struct arch_report_row *rr = &ap->report[i];
         char *label = expand(rr->label, res, in), *unit = expand(rr->unit, res, in);
         fputs("| ", fp);
-        md(fp, label);
+        md_cell(fp, label);
         fputs(" | ", fp);
         fcell(fp, res, res->nk, rr->metric, rr->fmt);
         fputs(" | ", fp);
-        md(fp, unit);
+        md_cell(fp, unit);
         fputs(" |\n", fp);
         free(label);
         free(unit);
@@ -329,8 +378,11 @@ static void warnings(FILE *fp, const struct mx_result *res)
     fputs("**Warnings:**\n\n", fp);
     if (!res->nwarn)
         fputs("- none\n", fp);
-    for (size_t i = 0; i < res->nwarn; i++)
-        fprintf(fp, "- %s\n", res->warn[i]);
+    for (size_t i = 0; i < res->nwarn; i++) {
+        fputs("- ", fp);
+        md(fp, res->warn[i]);
+        fputc('\n', fp);
+    }
     fputc('\n', fp);
 }
 
@@ -363,7 +415,7 @@ static void all_metrics(FILE *fp, const struct mx_result *res)
         fprintf(fp, "| %s | ", am->name);
         mcell(fp, res, res->nk, am->name);
         fprintf(fp, " | %s | ", am->unit);
-        md(fp, am->desc);
+        md_cell(fp, am->desc);
         fputs(" |\n", fp);
     }
     fputs("\nTop-kernel columns (top_kernels.csv):\n\n", fp);
