@@ -16,6 +16,7 @@
 #include "sample/clockref.h"
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/stopsig.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -306,13 +307,15 @@ static void sample_gpu(const struct br_sampler_config *cfg, struct br_gpu_out *g
     }
     update_inst(g, &s);
     bool refreshed = is_refresh(g, &s);
-    br_report_count(g, &s, refreshed);
     format_row(g, &s, refreshed);
     if (write_all(g->fd, g->line.buf, g->line.len) != 0) {
+        g->write_errno = errno;
         br_error("sample: cannot write '%s': %s; no more samples for GPU %d", g->path,
                  strerror(errno), g->gpu);
         g->dead = true;
+        return;
     }
+    br_report_count(g, &s, refreshed);  /* a sample counts once it is in the file */
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -323,8 +326,9 @@ static int spawn(char *const *argv, pid_t *pid)
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return br_error("sample: pipe: %s", strerror(errno)), 127;
-    pid_t c = fork();
+    pid_t c = stopsig_fork();  /* the child never runs with our handler (issue 15) */
     if (c < 0) {
+        stopsig_fork_done(0);
         close(p[0]);
         close(p[1]);
         return br_error("sample: fork: %s", strerror(errno)), 127;
@@ -339,6 +343,7 @@ static int spawn(char *const *argv, pid_t *pid)
     }
     close(p[1]);
     g_child_pid = c;
+    stopsig_fork_done(0);      /* a signal that arrived meanwhile is forwarded now */
     int e = 0;
     ssize_t got;
     while ((got = read(p[0], &e, sizeof(e))) < 0 && errno == EINTR)

@@ -127,12 +127,25 @@ static json_t *gpu_json(const struct br_gpu_out *g)
     json_object_set_new(o, "pci_bus_id", g->info.pci_bus_id ? esc_json_string(g->info.pci_bus_id)
                                                             : json_null());
     json_object_set_new(o, "samples", json_integer((json_int_t)g->samples));
+    json_object_set_new(o, "write_error", g->write_errno ? esc_json_string(strerror(g->write_errno))
+                                                          : json_null());
     json_object_set_new(o, "source_refreshes", json_integer((json_int_t)g->refreshes));
     json_object_set_new(o, "source_refresh_hz", jnum(refresh_hz(g)));
     json_object_set_new(o, "read_errors", json_integer((json_int_t)g->read_errors));
     if (g->info.driver_power_path)
         json_object_set_new(o, "driver_power_file", esc_json_string(g->info.driver_power_path));
     return o;
+}
+
+/* Samples every GPU's file holds: the loop passes, fewer when a write failed. */
+static uint64_t written_per_gpu(const struct br_sampler_config *cfg,
+                                const struct br_sampler_stats *s, const struct br_gpu_out *g)
+{
+    uint64_t n = s->iterations;
+    for (size_t i = 0; i < cfg->ngpus; i++)
+        if (g[i].write_errno && g[i].samples < n)
+            n = g[i].samples;
+    return n;
 }
 
 static json_t *run_json(const struct br_sampler_config *cfg, const struct br_run_times *rt,
@@ -149,7 +162,7 @@ static json_t *run_json(const struct br_sampler_config *cfg, const struct br_run
     json_object_set_new(o, "interval_achieved_max_gap_ms", jnum(s->interval_max_ns * 1e-6));
     json_object_set_new(o, "interval_achieved_mean_ms", jnum(s->interval_mean_ns * 1e-6));
     json_object_set_new(o, "deadlines_missed", json_integer((json_int_t)s->missed));
-    json_object_set_new(o, "samples", json_integer((json_int_t)s->iterations));
+    json_object_set_new(o, "samples", json_integer((json_int_t)written_per_gpu(cfg, s, g)));
     json_object_set_new(o, "first_sample_ns", json_integer(s->first_ns));
     json_object_set_new(o, "last_sample_ns", json_integer(s->last_ns));
     json_object_set_new(o, "duration_s", json_real((double)(s->last_ns - s->first_ns) * 1e-9));
@@ -174,16 +187,20 @@ static void print_summary(const struct br_sampler_config *cfg, const struct br_r
 {
     double dur = (double)(s->last_ns - s->first_ns) * 1e-9;
     fprintf(stderr, "benchrun sample: %llu samples per GPU over %.2f s (backend %s, %zu GPU%s)\n",
-            (unsigned long long)s->iterations, dur, cfg->ops->name, cfg->ngpus,
+            (unsigned long long)written_per_gpu(cfg, s, g), dur, cfg->ops->name, cfg->ngpus,
             cfg->ngpus == 1 ? "" : "s");
     fprintf(stderr, "  interval: requested %.3f ms, achieved median %.3f ms, p99 %.3f ms, "
                     "max gap %.3f ms, %llu deadline(s) missed\n",
             (double)cfg->interval_ns * 1e-6, s->interval_median_ns * 1e-6,
             s->interval_p99_ns * 1e-6, s->interval_max_ns * 1e-6,
             (unsigned long long)s->missed);
-    for (size_t i = 0; i < cfg->ngpus; i++)
+    for (size_t i = 0; i < cfg->ngpus; i++) {
         fprintf(stderr, "  gpu %d: source refreshed %.1f times/s, %llu read error(s): %s\n",
                 g[i].gpu, refresh_hz(&g[i]), (unsigned long long)g[i].read_errors, g[i].path);
+        if (g[i].write_errno)
+            fprintf(stderr, "  gpu %d: %llu samples written, then: %s\n", g[i].gpu,
+                    (unsigned long long)g[i].samples, strerror(g[i].write_errno));
+    }
     fprintf(stderr, "  sampler CPU: %.3f s (%.2f%% of one core)\n", s->cpu_s,
             dur > 0 ? 100.0 * s->cpu_s / dur : 0.0);
     if (rt->forwarded_signal)

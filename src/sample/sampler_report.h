@@ -26,7 +26,8 @@ struct br_gpu_out {
     struct br_sample prev;
     bool have_prev, dead;
     uint64_t read_errors;
-    /* statistics */
+    int write_errno;               /* why writing its file stopped (ENOSPC), 0 if it did not */
+    /* statistics: samples counts the rows written to the file */
     uint64_t samples, refreshes;
     int64_t first_refresh_ns, last_refresh_ns;
     double last_power_W;
