@@ -103,9 +103,13 @@ struct br_passes {
  * ([{"name": ..., "counters": [...]}]; an existing file, or any value ending
  * in .json), else a name in "counter_sets" of share/benchrun/arch/<arch>.json
  * (a list of pass names; "default" without counter_sets = every pass).
- * Pass names must be usable as folder names. 0 or -1 (printed, naming the
+ * Pass names must pass arch_pass_name_problem (safe folder names), appear
+ * once, and number at most ARCH_MAX_PASSES. 0 or -1 (printed, naming the
  * file and the JSON path). */
 int br_passes_load(const char *set, const char *arch, struct br_passes *out);
+/* The same for a counters JSON text in memory (tests, fuzz_passes); name is
+ * used in messages. */
+int br_passes_parse(const char *text, size_t len, const char *name, struct br_passes *out);
 void br_passes_free(struct br_passes *p);
 /* {"set", "arch", "source", "passes": [{"name", "counters"}]}: what
  * counters.json in a pmc run folder holds (loadable again with --counters). */

@@ -102,6 +102,29 @@ static bool is_file_set(const char *set)
     return fs_exists(set) || (n > 5 && strcmp(set + n - 5, ".json") == 0) || strchr(set, '/');
 }
 
+static int parse_passes(const char *text, size_t len, const char *path, const char *set,
+                        bool from_profile, struct br_passes *out)
+{
+    json_error_t je;
+    json_t *root = json_loadb(text, len, 0, &je);
+    if (!root)
+        return br_error_at(path, je.line, je.column, "%s", je.text);
+    int rc = select_passes(root, path, set, from_profile, out);
+    json_decref(root);
+    return rc;
+}
+
+int br_passes_parse(const char *text, size_t len, const char *name, struct br_passes *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = parse_passes(text, len, name, "default", false, out);
+    if (rc == 0 && out->n == 0)
+        rc = br_error("%s: no passes", name);
+    if (rc != 0)
+        br_passes_free(out);
+    return rc;
+}
+
 int br_passes_load(const char *set, const char *arch, struct br_passes *out)
 {
     memset(out, 0, sizeof(*out));
@@ -116,17 +139,10 @@ int br_passes_load(const char *set, const char *arch, struct br_passes *out)
         if (!path)
             return -1;
     }
-    json_error_t je;
     size_t len;
     char *text = fs_read_file(path, &len);      /* a regular file: never a FIFO */
-    json_t *root = text ? json_loadb(text, len, 0, &je) : NULL;
+    int rc = text ? parse_passes(text, len, path, set, !file, out) : -1;
     free(text);
-    int rc;
-    if (!root)
-        rc = text ? br_error_at(path, je.line, je.column, "%s", je.text) : -1;
-    else
-        rc = select_passes(root, path, set, !file, out);
-    json_decref(root);
     out->set = xstrdup(set);
     out->arch = !file && arch ? xstrdup(arch) : NULL;
     out->source = path;

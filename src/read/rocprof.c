@@ -561,6 +561,13 @@ static void pass_release(struct rp_pass *p)
     free(p->dup_row_at);
 }
 
+static void agent_release(struct rp_agent *ag)
+{
+    free(ag->file);
+    rp_strv_free(ag->keys);
+    rp_strv_free(ag->vals);
+}
+
 void rp_run_release(struct rp_run *run)
 {
     for (uint32_t i = 0; i < run->npasses; i++)
@@ -568,9 +575,7 @@ void rp_run_release(struct rp_run *run)
     free(run->passes);
     free(run->attr);
     intern_release(&run->names);
-    free(run->agent.file);
-    rp_strv_free(run->agent.keys);
-    rp_strv_free(run->agent.vals);
+    agent_release(&run->agent);
     memset(run, 0, sizeof(*run));
 }
 
@@ -596,11 +601,20 @@ static int agent_row(struct rp_agent *ag, const struct rp_header *h, const char 
     return gpu;
 }
 
+/* agent_info from an open source (a file, or memory for rp_check_mem); the
+ * first GPU row is kept. *rows gets the data rows read (may be NULL). */
+static int agent_read(struct rp_agent *ag, struct csv_src *s, const char *path, uint64_t *rows);
+
 static int agent_load(struct rp_agent *ag, const char *path)
 {
     struct csv_src *s = csv_open(path);
     if (!s)
         return -1;
+    return agent_read(ag, s, path, NULL);
+}
+
+static int agent_read(struct rp_agent *ag, struct csv_src *s, const char *path, uint64_t *rows)
+{
     const char *line;
     size_t len;
     int rc = csv_next_line(s, &line, &len);
@@ -617,9 +631,14 @@ static int agent_load(struct rp_agent *ag, const char *path)
         csv_close(s);
         return -1;
     }
-    while ((rc = csv_next_line(s, &line, &len)) > 0)
+    uint64_t n = 0;
+    while ((rc = csv_next_line(s, &line, &len)) > 0) {
+        n++;
         if (agent_row(ag, &h, line, len))
             break;
+    }
+    if (rows)
+        *rows = n;
     if (ag->present)
         ag->file = xstrdup(path);
     rp_header_release(&h);
@@ -654,6 +673,10 @@ int rp_check_mem(const char *name, const void *data, size_t len, struct rp_file_
     rp_agg_flush_messages(&a);
     if (rc == 0 && (a.cc_empty || a.kt_empty))   /* one file is the whole run here */
         rc = br_error_at(name, 1, 0, "header only, no data rows");
+    struct rp_agent ag = { 0 };
+    uint64_t agent_rows = 0;
+    if (rc == 0 && kind == RP_KIND_AGENT_INFO)     /* its rows too (fuzz_agent_info) */
+        rc = agent_read(&ag, csv_open_mem(name, data, len), name, &agent_rows);
     if (info) {
         memset(info, 0, sizeof(*info));
         info->kind = kind;
@@ -663,7 +686,10 @@ int rp_check_mem(const char *name, const void *data, size_t len, struct rp_file_
         info->truncated = a.truncated;
         info->kernels = a.kn.n;
         info->counters = a.cn.n;
+        if (kind == RP_KIND_AGENT_INFO)
+            info->rows = agent_rows;
     }
     rp_agg_release(&a);
+    agent_release(&ag);
     return rc;
 }

@@ -24,6 +24,17 @@ static double num_at(const struct ncu_table *t, size_t row, long c, double def)
     return v;
 }
 
+/* An id, count or size column as an integer in [0, max]; a cell outside that
+ * range (ID 1e125, a negative size) gives def: converting it would be
+ * undefined behaviour (C11 6.3.1.4), found by fuzz_ncu_csv. */
+static uint64_t int_at(const struct ncu_table *t, size_t row, long c, uint64_t def, double max)
+{
+    double v = num_at(t, row, c, NAN);
+    if (!(v >= 0 && v <= max))
+        return def;
+    return (uint64_t)v;
+}
+
 /* Kernel attributes of one row. */
 static int row_kernel(const struct ncu_table *t, size_t r, const char *file, uint64_t *clock,
                       struct ktw_kernel *k)
@@ -36,18 +47,21 @@ static int row_kernel(const struct ncu_table *t, size_t r, const char *file, uin
     memset(k, 0, sizeof(*k));
     long cn = col(t, "Kernel Name");
     k->name = cn >= 0 ? ncu_table_cell(t, r, (size_t)cn) : "";
-    k->dispatch_id = (uint64_t)num_at(t, r, col(t, "ID"), (double)r) + 1;
+    k->dispatch_id = int_at(t, r, col(t, "ID"), r, 9007199254740992.0 /* 2^53 */) + 1;
     k->correlation_id = k->dispatch_id;
-    k->agent = (uint32_t)num_at(t, r, col(t, "Device"), 0);
-    k->stream_id = (uint32_t)num_at(t, r, col(t, "Stream"), 0);
-    k->vgpr = (uint32_t)num_at(t, r, col(t, "launch__registers_per_thread"), 0);
-    k->lds_bytes = (uint32_t)(num_at(t, r, col(t, "launch__shared_mem_per_block_static"), 0) +
-                              num_at(t, r, col(t, "launch__shared_mem_per_block_dynamic"), 0));
+    k->agent = (uint32_t)int_at(t, r, col(t, "Device"), 0, UINT32_MAX);
+    k->stream_id = (uint32_t)int_at(t, r, col(t, "Stream"), 0, UINT32_MAX);
+    k->vgpr = (uint32_t)int_at(t, r, col(t, "launch__registers_per_thread"), 0, UINT32_MAX);
+    uint64_t lds = int_at(t, r, col(t, "launch__shared_mem_per_block_static"), 0, UINT32_MAX) +
+                   int_at(t, r, col(t, "launch__shared_mem_per_block_dynamic"), 0, UINT32_MAX);
+    k->lds_bytes = lds > UINT32_MAX ? UINT32_MAX : (uint32_t)lds;
     for (int i = 0; i < 3; i++) {
         k->block[i] = (uint32_t)blk[i];
         k->grid[i] = (uint32_t)grd[i];
     }
     double dur = num_at(t, r, col(t, "gpu__time_duration.sum"), 0);
+    if (!(dur >= 0 && dur < 1e18))      /* no duration rather than an undefined one */
+        dur = 0;
     k->start_ns = *clock;
     k->end_ns = *clock + (uint64_t)llround(dur);
     *clock = k->end_ns;

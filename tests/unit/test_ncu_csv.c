@@ -86,6 +86,31 @@ static void test_convert(void **state)
     ncu_table_free(&t);
 }
 
+/* Issue 15 (fuzz_ncu_csv): cells far outside an integer column's range
+ * (ID 1e125, a negative size, a duration of -5) fall back to the defaults
+ * instead of an undefined float-to-integer conversion. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    static const char csv[] =
+        "\"ID\",\"Kernel Name\",\"Stream\",\"Device\",\"launch__registers_per_thread\","
+        "\"launch__shared_mem_per_block_static\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
+        "\"\",\"\",\"\",\"\",\"register/thread\",\"byte/block\",\"ns\",\"byte\"\n"
+        "\"1e125\",\"k\",\"-1e300\",\"5e9\",\"1e40\",\"-8\",\"-5\",\"7\"\n";
+    struct ncu_table t;
+    assert_int_equal(ncu_csv_parse(csv, sizeof(csv) - 1, "fx", &t), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_int_equal(ncu_write_counter_collection(&t, NULL, "fx", fp), 2);   /* two metrics */
+    fclose(fp);
+    /* dispatch id = row 0 + 1, agent/stream/VGPR/LDS 0, duration 0 */
+    assert_non_null(strstr(buf, "\n1,1,\"Agent 0\",0,"));
+    assert_non_null(strstr(buf, ",\"dram__bytes_read.sum\",7.000000,0,0\n"));
+    free(buf);
+    ncu_table_free(&t);
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -145,6 +170,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recorded), cmocka_unit_test(test_convert),
         cmocka_unit_test(test_numbers),  cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -330,6 +330,21 @@ static void test_62_join(void **st)
     sb_release(&t);
 }
 
+/* rp_check_mem reads agent_info rows too (fuzz_agent_info used to stop at
+ * the header: issue 15). */
+static void test_agent_info_rows(void **st)
+{
+    (void)st;
+    const char *text =
+        "\"Node_Id\",\"Agent_Type\",\"Cu_Count\",\"Name\"\n"
+        "0,\"CPU\",96,\"AMD EPYC\"\n"
+        "2,\"GPU\",304,\"gfx942\"\n";
+    struct rp_file_info fi;
+    assert_int_equal(rp_check_mem("agent_info.csv", text, strlen(text), &fi), 0);
+    assert_int_equal(fi.kind, RP_KIND_AGENT_INFO);
+    assert_int_equal(fi.rows, 2);
+}
+
 static void test_power(void **st)
 {
     (void)st;
@@ -485,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_power),
         cmocka_unit_test(test_rocpd2csv),
         cmocka_unit_test(test_missing_attr_columns),
+        cmocka_unit_test(test_agent_info_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,54 @@
+/* fuzz_passes.c - libFuzzer target for the pass lists of counters files
+ * (src/collect/passes.c br_passes_parse) and the pass-name check
+ * (arch_pass_name_problem), which decides what may become a folder and file
+ * name (issue 15). Input = a counters JSON text; every line of it is also
+ * tried as a pass name. A name that is accepted must be a safe single path
+ * component: abort() otherwise, so the fuzzer reports it. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "collect/collect.h"
+#include "util/error.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void quiet(void *ctx, int is_warning, const char *msg)
+{
+    (void)ctx, (void)is_warning, (void)msg;
+}
+
+static void check_name(const char *name)
+{
+    if (arch_pass_name_problem(name))
+        return;
+    size_t n = strlen(name);
+    if (n == 0 || n > 100 || strchr(name, '/') || name[0] == '.' || name[0] == '-' ||
+        strpbrk(name, " \t\n*+()$;&|<>'\"\\"))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    br_error_set_sink(quiet, NULL);
+    struct br_passes p;
+    if (br_passes_parse((const char *)data, size, "fuzz_counters.json", &p) == 0) {
+        for (size_t i = 0; i < p.n; i++)
+            check_name(p.v[i].name);
+        if (p.n > ARCH_MAX_PASSES)
+            abort();
+        br_passes_free(&p);
+    }
+    char *copy = malloc(size + 1);
+    if (!copy)
+        return 0;
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save))
+        check_name(line);
+    free(copy);
+    return 0;
+}
