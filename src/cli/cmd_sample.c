@@ -11,6 +11,7 @@
 #include "sample/sampler.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,14 @@ static int parse_gpus(const char *s, struct sample_opts *o)
     return rc == 0 && o->ngpus > 0 ? 0 : -1;
 }
 
+/* A file-name part: no '/', blank or control character (a newline would
+ * also split the metadata line of the telemetry files). */
 static bool is_name(const char *s)
 {
-    return *s && !strchr(s, '/') && !strchr(s, ' ') && strcmp(s, ".") && strcmp(s, "..");
+    for (const char *p = s; *p; p++)
+        if (*p == '/' || isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
+            return false;
+    return *s && strcmp(s, ".") && strcmp(s, "..");
 }
 
 /* Fills o; returns -1 (help printed: exit 0), 0, or BR_EXIT_USAGE. */
@@ -115,7 +121,7 @@ static int parse_opts(int argc, char **argv, struct sample_opts *o)
         return cli_usage_error("sample", "--gpus: expected indices like 0,1,4-7, got '%s'", gpus);
     if (!is_name(o->prefix) || (o->node && !is_name(o->node)))
         return cli_usage_error("sample", "--prefix and --node must be non-empty names "
-                                         "without '/' or spaces");
+                                         "without '/', blanks or control characters");
     if (optind >= argc)
         return cli_usage_error("sample", "no command given (benchrun sample [opts] -- CMD...)");
     return 0;

@@ -2,7 +2,7 @@
  * parsing for rocprofv3 CSV (contract in csv.h).
  *
  * Owns one read buffer per source (4 MiB to start, doubled only for a line
- * longer than the buffer). Numbers: a mantissa of at most 19 digits times an
+ * longer than the buffer, up to CSV_MAX_LINE: a longer line is an error). Numbers: a mantissa of at most 19 digits times an
  * exact power of ten is one correctly rounded IEEE operation when the
  * mantissa is below 2^53 and the power at most 10^22 (Clinger's fast path);
  * anything else goes through strtod.
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #define CSV_BLOCK (4u << 20)
+#define CSV_MAX_LINE (64u << 20)   /* longest line read: kernel names are KiB, not MiB */
 
 struct csv_src {
     char *name;
@@ -90,6 +91,9 @@ static int refill(struct csv_src *s)
 {
     size_t tail = s->end - s->pos;
     if (tail == s->cap) {
+        if (s->cap >= CSV_MAX_LINE)     /* bounded memory whatever the file holds */
+            return br_error("%s:%ld: a line longer than %u MiB: not a rocprofv3 CSV file?",
+                            s->name, s->line + 1, CSV_MAX_LINE >> 20);
         s->cap *= 2;
         s->own = xrealloc(s->own, s->cap);
     }

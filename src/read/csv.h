@@ -53,7 +53,7 @@ struct csv_src *csv_open_mem(const char *name, const void *data, size_t len);
 void csv_close(struct csv_src *s);
 
 /* Next line without its line end (LF or CRLF): 1 and *line and *len set, 0 at end
- * of file, -1 on a read error (printed). A final line without a newline is
+ * of file, -1 on a read error or a line longer than 64 MiB (printed). A final line without a newline is
  * returned too; csv_last_unterminated() then says so, so the caller can treat
  * a malformed last line as truncated (warning) instead of fatal. */
 int csv_next_line(struct csv_src *s, const char **line, size_t *len);

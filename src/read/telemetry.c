@@ -33,6 +33,7 @@ const char *const br_telem_value_names[BR_TV_COUNT] = {
 };
 
 enum { BLOCK = 1 << 20 };          /* bytes per read(2) */
+enum { TELEM_MAX_LINE = 16 << 20 }; /* a sample line is ~100 bytes */
 enum { PLAN_SKIP = -1, PLAN_TIME = -2 };
 
 struct br_telem {
@@ -68,6 +69,9 @@ static ssize_t fill(struct br_telem *t)
         t->beg = 0;
     }
     if (t->cap - t->end < BLOCK / 2) {
+        if (t->end >= TELEM_MAX_LINE)   /* one line fills it: bounded memory */
+            return br_error("%s:%ld: a line longer than %d MiB: not a telemetry file?", t->name,
+                            t->line + 1, TELEM_MAX_LINE >> 20);
         t->cap *= 2;
         t->buf = xrealloc(t->buf, t->cap);
     }

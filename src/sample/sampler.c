@@ -20,6 +20,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -145,10 +146,12 @@ static int write_all(int fd, const char *p, size_t len)
     return 0;
 }
 
+/* A metadata value stays one token on line 1: blanks and every control
+ * character become '_' (a driver string or --node cannot add a line). */
 static void sanitize(char *s)
 {
     for (; s && *s; s++)
-        if (*s == ' ' || *s == '\t' || *s == '\n')
+        if (*s == ' ' || iscntrl((unsigned char)*s))
             *s = '_';
 }
 

@@ -197,7 +197,8 @@ char *br_stop_reason(int sig);
  * wall time, reason and signal. extra (may be NULL; borrowed) holds
  * stage-specific keys merged into run.json and printed as "key: value" for
  * scalars. Values are escaped so that each stays on its line (control
- * characters as \n, \t, \xNN; a backslash as \\). Both files are written
+ * characters as \n, \t, \xNN) and is UTF-8 (other bytes as \xNN, as in
+ * run.json). Both files are written
  * to temporary names first and then renamed one after the other, so they
  * never disagree after a signal. 0 or -1 (printed). */
 int br_run_info_write(const struct br_stage *st, const struct strv *command,

@@ -14,7 +14,6 @@ void esc_line_n(struct strbuf *sb, const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     for (const unsigned char *end = p + n; p < end; p++) {
         switch (*p) {
-        case '\\': sb_adds(sb, "\\\\"); break;
         case '\n': sb_adds(sb, "\\n"); break;
         case '\r': sb_adds(sb, "\\r"); break;
         case '\t': sb_adds(sb, "\\t"); break;

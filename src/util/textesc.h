@@ -3,8 +3,9 @@
  *
  * Line-based files (run_info.txt, "key: value" lines): a value must stay on
  * its line, so a newline in WORKLOAD_DESC cannot forge "status: ok".
- * esc_line writes '\\' as "\\\\", LF, CR, TAB as "\\n", "\\r", "\\t" and every
- * other control character (0x00-0x1f, 0x7f) as "\\xNN".
+ * esc_line writes LF, CR, TAB as "\\n", "\\r", "\\t" and every other control
+ * character (0x00-0x1f, 0x7f) as "\\xNN"; a backslash stays itself, so the
+ * text reads as its JSON twin (run.json) does.
  *
  * JSON files: JSON text is UTF-8 (RFC 8259 §8.1) and jansson refuses other
  * bytes (json_string returns NULL, and the member silently disappears).

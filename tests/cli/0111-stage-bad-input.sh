@@ -38,6 +38,16 @@ mkconf "$T/ctl.conf" 'WORKLOAD=$'"'"'a\tb'"'"
 expect_exit 1 "a tab in WORKLOAD" -- "$BENCHRUN" plain "$T/ctl.conf" --dry-run
 expect_grep 'WORKLOAD must not hold control characters, got .a\\tb.' "$T/err" "control character named"
 rm -rf "$T/results"
+# Bytes that are not UTF-8 reach run.json escaped (\xFF), and every JSON
+# reader loads it; run_info.txt shows the same text.
+mkconf "$T/latin1.conf" 'WORKLOAD_DESC=$'"'"'caf\xe9 \xff'"'"
+expect_exit 0 "description that is not UTF-8" -- "$BENCHRUN" plain "$T/latin1.conf"
+d=$(ls -d "$T"/results/plain-*)
+python3 -c "import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8')); assert d['description']==sys.argv[2], d['description']" \
+    "$d/run.json" 'caf\xE9 \xFF' && pass "run.json loads, description escaped" || fail "run.json with a non-UTF-8 description"
+grep -qxF 'description: caf\xE9 \xFF' "$d/run_info.txt" && pass "run_info.txt: the same escaping" || fail "run_info.txt description"
+expect_exit 2 "a newline in --node" -- "$BENCHRUN" sample --backend sim --node $'n\nx' -o "$T/s" -- true
+rm -rf "$T/results"
 
 # 2. A background job in the conf does not block the conf load.
 mkconf "$T/bg.conf" 'sleep 15.0555 &'

@@ -104,7 +104,10 @@ d = json.load(open(sys.argv[1], encoding="utf-8"))
 names = [k["kernel_full_name"] for k in d["top_kernels"]]
 assert any("gemm\\xFF\\xFEtile" in n for n in names), names
 PY
-grep -q $'gemm\xff\xfetile' "$T/run/analysis/per_kernel_metrics.csv" && pass "CSV keeps the bytes" || fail "CSV lost the name"
+LC_ALL=C grep -q $'gemm\xff\xfetile' "$T/run/analysis/per_kernel_metrics.csv" && pass "CSV keeps the bytes" || fail "CSV lost the name"
+expect_exit 0 "vectors with a label that is not UTF-8" -- "$BENCHRUN" vectors "$T/prof" --arch gfx942 --label $'run \xff'
+python3 -c "import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8')); assert d['description']['label']==sys.argv[2], d['description']['label']" \
+    "$T/prof/sampling_vectors.json" 'run \xFF' && pass "sampling_vectors.json loads, label escaped" || fail "vectors JSON with a non-UTF-8 label"
 
 # 8. report.md escapes Markdown and HTML in kernel names and perf lines.
 fresh; for f in "$T"/run/*/*.csv; do sed -i 's/"void gemm_tile</"void gemm|*x*<script>y<\/script>`z`[a]_</' "$f"; done
@@ -144,6 +147,22 @@ expect_grep "${P}_counter_collection.csv:2: column Counter_Value: expected a num
 fresh; edit "$CC" 'NR == 2 { sub(/^1,1,/, "1,18446744073709551615,") } { print }'
 expect_exit 1 "Dispatch_Id 2^64-1" -- "$BENCHRUN" analyze "$T/run"
 expect_grep "${P}_counter_collection.csv:2: column Dispatch_Id: 18446744073709551615 is 2\^64-1" "$T/err" "2^64-1 named"
+
+# Negative timestamps are rejected with file:line wherever they are read.
+fresh; edit "$CC" 'NR == 2 { sub(/,1550[0-9]+,/, ",-1550,") } { print }'
+expect_exit 1 "negative Start_Timestamp (counter file)" -- "$BENCHRUN" analyze "$T/run"
+expect_grep "${P}_counter_collection.csv:2: column Start_Timestamp: expected a non-negative integer, got '-1550'" "$T/err" "counter file: file:line"
+fresh; edit "../prof/ktrace_gen/10000_kernel_trace.csv" 'NR == 3 { sub(/,20[0-9]+,/, ",-2,") } { print }'
+expect_exit 1 "negative timestamp (power-run trace)" -- "$BENCHRUN" analyze "$T/run" --power "$T/prof"
+expect_grep "10000_kernel_trace.csv:3: " "$T/err" "power-run trace: file:line"
+fresh; awk -F, 'BEGIN { OFS = "," } NR == 5 { $1 = "-" $1 } { print }' "$T/prof/$TEL" >"$T/edit.tmp" && mv "$T/edit.tmp" "$T/prof/$TEL"
+expect_exit 1 "negative timestamp (telemetry)" -- "$BENCHRUN" analyze "$T/run" --power "$T/prof"
+expect_grep "$TEL:5: .*timestamp_ns" "$T/err" "telemetry: file:line"
+
+# A 70 MB line: an error, not 70 MB (or 1 GB) of memory.
+fresh; python3 -c "import sys; f=open(sys.argv[1],'a'); f.write('x' * 70000000 + '\n')" "$T/run/$CC"
+expect_exit 1 "a 70 MB line in a counter file" -- "$BENCHRUN" analyze "$T/run"
+expect_grep "${P}_counter_collection.csv:[0-9]+: a line longer than 64 MiB" "$T/err" "long line named"
 
 # 11. Pass names and pass lists from counters files.
 pass_list() { python3 - "$T/run/counters.json" "$@" <<'PY'

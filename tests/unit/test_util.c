@@ -14,7 +14,53 @@
 #include "util/fsutil.h"
 #include "util/shquote.h"
 #include "util/strbuf.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
+
+static char *esc_of(const char *s, size_t n, int utf8)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    if (utf8)
+        esc_utf8(&sb, s, n);
+    else
+        esc_line_n(&sb, s, n);
+    return sb_detach(&sb);
+}
+
+/* Known answers (Unicode 15 Table 3-7 for well-formed UTF-8). */
+static void test_textesc(void **state)
+{
+    (void)state;
+    static const struct { const char *in; size_t n; const char *line, *utf8; } k[] = {
+        { "a\nb\tc\r", 6, "a\\nb\\tc\\r", "a\nb\tc\r" },
+        { "x\x1f\x7f\\", 4, "x\\x1F\\x7F\\", "x\x1f\x7f\\" },
+        { "caf\xc3\xa9", 5, "caf\xc3\xa9", "caf\xc3\xa9" },        /* é, valid */
+        { "caf\xe9!", 5, "caf\xe9!", "caf\\xE9!" },                /* Latin-1 é */
+        { "\xc0\xaf", 2, "\xc0\xaf", "\\xC0\\xAF" },               /* overlong '/' */
+        { "\xed\xa0\x80", 3, "\xed\xa0\x80", "\\xED\\xA0\\x80" },  /* surrogate D800 */
+        { "\xf4\x90\x80\x80", 4, "\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80" },  /* > U+10FFFF */
+        { "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },      /* U+1F600 */
+        { "\xe2\x82", 2, "\xe2\x82", "\\xE2\\x82" },               /* cut short */
+    };
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+        char *a = esc_of(k[i].in, k[i].n, 0), *b = esc_of(k[i].in, k[i].n, 1);
+        assert_string_equal(a, k[i].line);
+        assert_string_equal(b, k[i].utf8);
+        assert_int_equal(esc_utf8_valid(k[i].in, k[i].n), strcmp(k[i].in, k[i].utf8) == 0);
+        free(a);
+        free(b);
+    }
+    char *nul = esc_of("1\0" "2", 3, 0);          /* a NUL inside a number, shown */
+    assert_string_equal(nul, "1\\x002");
+    free(nul);
+    json_t *j = esc_json_string("k\xff");
+    assert_string_equal(json_string_value(j), "k\\xFF");
+    json_decref(j);
+    j = esc_json_string(NULL);
+    assert_true(json_is_null(j));
+    json_decref(j);
+}
 
 static void test_strbuf(void **state)
 {
@@ -85,6 +131,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_textesc),
         cmocka_unit_test(test_shquote),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_atomic_write),
