@@ -74,7 +74,7 @@ expect_grep 'BENCHRUN_CONF_TIMEOUT' "$T/err" "names the variable"
 mkconf "$T/slow.conf" 'sleep 30.0777'
 "$BENCHRUN" plain "$T/slow.conf" >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 100); do pgrep -f 'sleep 30.0777' >/dev/null && break; sleep 0.02; done
+for _ in $(seq 500); do pgrep -f 'sleep 30.0777' >/dev/null && break; sleep 0.02; done
 kill -TERM $pid
 t0=$SECONDS
 wait $pid; rc=$?
@@ -108,6 +108,15 @@ mkconf "$T/loop.conf" "RESULTS_DIR=$T/loop/results"
 expect_exit 1 "looping RESULTS_DIR link" -- "$BENCHRUN" plain "$T/loop.conf"
 expect_grep "'$T/loop': it is a symbolic link that loops" "$T/err" "says the link loops"
 rm -f "$T/dangling" "$T/loop"
+
+# 5b. A full disk when the run record is written: the reason, exit 1.
+SHIM=$BR_BINARY_DIR/tests/failio.so
+mkconf "$T/full.conf"
+expect_exit 1 "run.json on a full disk" -- env LD_PRELOAD="$SHIM" BR_FAULT=enospc BR_FAULT_PATH=run.json \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$BENCHRUN" plain "$T/full.conf"
+expect_grep "cannot write '.*/run.json': No space left on device" "$T/err" "says why"
+[ -z "$(find "$T/results" -name '*.tmp.*')" ] && pass "no partial record file" || fail "temporary record left"
+rm -rf "$T/results"
 
 # 6. PERF_GREP matching every line, and a 30 MB line: bounded output and memory.
 mkconf "$T/many.conf" "PERF_GREP='^x'" \

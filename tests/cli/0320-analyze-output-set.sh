@@ -43,7 +43,7 @@ same_as "$T/old" && pass "old set intact" || fail "partial write changed the ana
 env LD_PRELOAD="$SHIM" BR_FAULT=sleep:3000 BR_FAULT_PATH=report.html \
     "$BENCHRUN" analyze "$T/run" --top 3 >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 200); do compgen -G "$T/run/.analysis.tmp.*/report.md" >/dev/null && break; sleep 0.02; done
+for _ in $(seq 500); do compgen -G "$T/run/.analysis.tmp.*/report.md" >/dev/null && break; sleep 0.02; done
 kill -KILL $pid
 wait $pid 2>/dev/null
 same_as "$T/old" && pass "SIGKILL mid-output: old set intact" || fail "SIGKILL left a mixed set: $(ls "$A")"
