@@ -577,11 +577,14 @@ static int run_loader(const char *abs, const char *out_dir, struct strbuf *out, 
         return -1;
     int status;
     struct proc_end how;
-    if (proc_capture_limited(argv, timeout, out, err, &status, &how) != 0)
+    stopsig_push();     /* a signal while bash runs stops bash's group first */
+    int rc = proc_capture_limited(argv, timeout, out, err, &status, &how);
+    if (rc == 0 && how.stop_signal)
+        rc = conf_err(abs, "stopped (%s received) while the conf was read",
+                      stopsig_name(how.stop_signal));
+    stopsig_pop();      /* without a stage's handler: the signal ends benchrun now */
+    if (rc != 0)
         return -1;
-    if (how.stop_signal)
-        return conf_err(abs, "stopped (%s received) while the conf was read",
-                        stopsig_name(how.stop_signal));
     if (how.timed_out)
         return conf_err(abs, "reading the conf did not finish within %g s (does a command in it "
                              "wait for input or never return?); its processes were stopped "

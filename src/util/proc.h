@@ -20,7 +20,9 @@ int proc_capture(const char *const *argv, struct strbuf *out, struct strbuf *err
  * loader runs the user's bash): the command runs in its own process group,
  * which is SIGKILLed when timeout_s passes, when a stop signal is recorded
  * (util/stopsig.h), or when the command has exited but something it started
- * in the background still holds its output open. What happened is in *how;
+ * in the background still holds its output open (a stop signal is seen
+ * only with the handler installed: stopsig_install or stopsig_push). What
+ * happened is in *how;
  * *status is as for proc_capture (128+9 when killed). */
 struct proc_end {
     bool timed_out;         /* ran longer than timeout_s */

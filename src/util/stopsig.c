@@ -51,6 +51,36 @@ bool stopsig_installed(void)
     return g_installed != 0;
 }
 
+static struct sigaction g_pushed[N_STOP];
+static bool g_is_pushed;
+
+void stopsig_push(void)
+{
+    if (g_installed)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_STOP; i++)
+        sigaction(k_stop[i], &sa, &g_pushed[i]);
+    g_is_pushed = true;
+    g_signal = 0;
+}
+
+void stopsig_pop(void)
+{
+    if (!g_is_pushed)
+        return;
+    g_is_pushed = false;
+    for (size_t i = 0; i < N_STOP; i++)
+        sigaction(k_stop[i], &g_pushed[i], NULL);
+    int sig = g_signal;
+    g_signal = 0;
+    if (sig)
+        raise(sig);         /* the previous disposition decides, as without us */
+}
+
 int stopsig_received(void)
 {
     return g_signal;

@@ -28,6 +28,13 @@
  * (idempotent). */
 void stopsig_install(void);
 bool stopsig_installed(void);
+/* For the length of one step (a helper that must not be orphaned, like the
+ * conf loader) in a process that has not installed the handler: push
+ * installs it, pop restores the previous dispositions and, when a stop
+ * signal arrived in between, raises it again so the process ends as it would
+ * have. With the handler installed for good, both do nothing. */
+void stopsig_push(void);
+void stopsig_pop(void);
 
 /* The first stop signal received since install, 0 when none. */
 int stopsig_received(void);

@@ -83,6 +83,16 @@ expect_grep 'stopped \(SIGTERM received\) while the conf was read' "$T/err" "say
 sleep 0.2
 pgrep -f 'sleep 30.0777' >/dev/null && fail "the conf's child orphaned" || pass "no orphan"
 nothing_created "SIGTERM during the conf load"
+# The same in a dry run, which has no stage handler: benchrun dies of the
+# signal as before, but only after stopping the conf's processes.
+"$BENCHRUN" plain "$T/slow.conf" --dry-run >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 500); do pgrep -f 'sleep 30.0777' >/dev/null && break; sleep 0.02; done
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 143 ] && pass "dry run: ends by the SIGTERM (exit 143)" || fail "dry run after SIGTERM: exit $rc"
+sleep 0.2
+pgrep -f 'sleep 30.0777' >/dev/null && fail "dry run: the conf's child orphaned" || pass "dry run: no orphan"
 
 # 5. Errors known before a run folder exists.
 mkconf "$T/long.conf" "WORKLOAD=$(printf 'w%.0s' $(seq 250))"
