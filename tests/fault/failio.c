@@ -1,4 +1,4 @@
-/* failio.c - LD_PRELOAD fault injection for the fault tests (tests/cli/0320,
+/* failio.c - LD_PRELOAD fault injection for the fault tests (tests/cli/0330,
  * 0614): writes to files whose path contains $BR_FAULT_PATH fail or stall.
  *
  *   BR_FAULT=enospc   write(2) to such a file fails with ENOSPC (a full disk)

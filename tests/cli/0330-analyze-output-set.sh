@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0320-analyze-output-set: analyze writes its five outputs as a set (issue
+# 0330-analyze-output-set: analyze writes its five outputs as a set (issue
 # 15): a SIGKILL while they are written, or a full disk, leaves the previous
 # analysis whole (never new CSVs beside an old report.html), a full disk says
 # why (ENOSPC), and a folder that is not an analysis is not replaced.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0321-analyze-bad-values: analysis inputs never give silent wrong results
+# 0331-analyze-bad-values: analysis inputs never give silent wrong results
 # (issue 15). Each bad value is rejected with file:line or used with a
 # warning that names it: NaN, +-inf, 1e309, negative and 2^64-1 counter
 # values, a whole pass of NaN, every dispatch duplicated, a telemetry clock
