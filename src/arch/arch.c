@@ -621,7 +621,7 @@ static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
 struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = fs_read_json(path, 0, &je);
     if (!root) {
         br_error_at(path, je.line, je.column, "invalid JSON: %s", je.text);
         return NULL;

@@ -345,7 +345,7 @@ static char *arch_from_run_json(const char *pmc_dir)
     char *path = fs_path_join(pmc_dir, "run.json");
     char *out = NULL;
     if (fs_exists(path)) {
-        json_t *r = json_load_file(path, 0, NULL);
+        json_t *r = fs_read_json(path, 0, NULL);
         const char *a = json_string_value(json_object_get(r, "gpu_arch"));
         if (a && *a)
             out = xstrdup(a);

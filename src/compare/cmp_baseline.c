@@ -10,6 +10,7 @@
 
 #include "compare/compare.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/strv.h"
 #include "util/xalloc.h"
@@ -79,7 +80,7 @@ int cmp_analysis_load_csv(struct cmp_analysis *a, const char *text, size_t len,
 static int load_summary(struct cmp_analysis *a, const char *path)
 {
     json_error_t err;
-    a->summary = json_load_file(path, 0, &err);
+    a->summary = fs_read_json(path, 0, &err);
     if (!a->summary)
         return br_error_at(path, err.line, err.column, "%s", err.text);
     if (!json_is_object(a->summary))
@@ -133,7 +134,7 @@ static json_t *cell_json(const char *s)
     double v;
     if (!*s)
         return json_null();
-    return cmp_parse_num(s, &v) ? json_real(v) : json_string(s);
+    return cmp_parse_num(s, &v) ? json_real(v) : esc_json_string(s);
 }
 
 json_t *cmp_analysis_whole(const struct cmp_analysis *a)
@@ -152,8 +153,7 @@ json_t *cmp_analysis_whole(const struct cmp_analysis *a)
         return o;
     for (size_t c = 0; c < a->t.ncols; c++)
         if ((long)c != a->kcol && (long)c != a->fcol)
-            json_object_set_new(o, a->t.names[c],
-                                cell_json(csvtab_cell(&a->t, (size_t)a->total, c)));
+            esc_json_set(o, a->t.names[c], cell_json(csvtab_cell(&a->t, (size_t)a->total, c)));
     return o;
 }
 
@@ -182,7 +182,7 @@ static void match_columns(struct cmp_baseline *bl, const struct strv *keep)
             continue;
         long cb = csvtab_col(tb, ta->names[c]);
         if (cb < 0) {
-            json_array_append_new(bl->cols_only_a, json_string(ta->names[c]));
+            json_array_append_new(bl->cols_only_a, esc_json_string(ta->names[c]));
             continue;
         }
         bl->metric[bl->nmetrics] = ta->names[c];
@@ -192,7 +192,7 @@ static void match_columns(struct cmp_baseline *bl, const struct strv *keep)
     for (size_t c = 0; c < tb->ncols; c++)
         if ((long)c != bl->b.kcol && (long)c != bl->b.fcol && wanted(keep, tb->names[c]) &&
             csvtab_col(ta, tb->names[c]) < 0)
-            json_array_append_new(bl->cols_only_b, json_string(tb->names[c]));
+            json_array_append_new(bl->cols_only_b, esc_json_string(tb->names[c]));
 }
 
 static long find_key(const struct cmp_analysis *a, const char *key)

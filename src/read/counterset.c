@@ -49,7 +49,7 @@ void cs_block_of(const char *counter, struct strbuf *sb)
 static json_t *load_json(const char *path)
 {
     json_error_t e;
-    json_t *root = json_load_file(path, 0, &e);
+    json_t *root = fs_read_json(path, 0, &e);
     if (!root)
         br_error_at(path, e.line, e.column, "%s", e.text);
     else if (!json_is_object(root)) {

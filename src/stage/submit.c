@@ -417,8 +417,9 @@ int br_submit_record(const struct br_submit_params *p, const struct br_submit_jo
             json_array_append_new(missing, esc_json_string(jobs[i].stage));
     }
     char *date = utc_now();
-    json_t *entry = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "date", date, "conf",
-                              p->conf_path, "workload", p->workload, "complete", complete,
+    json_t *entry = json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}", "date", date, "conf",
+                              esc_json_string(p->conf_path), "workload",
+                              esc_json_string(p->workload), "complete", complete,
                               "jobs", done, "not_submitted", missing);
     free(date);
     json_array_append_new(json_object_get(root, "submissions"), entry);

@@ -90,6 +90,25 @@ int fs_open_read(const char *path, char **why)
     return fd;
 }
 
+json_t *fs_read_json(const char *path, size_t flags, json_error_t *je)
+{
+    json_error_t local;
+    if (!je)
+        je = &local;
+    char *why;
+    int fd = fs_open_read(path, &why);
+    if (fd < 0) {
+        memset(je, 0, sizeof(*je));
+        snprintf(je->text, sizeof(je->text), "%s", why);
+        snprintf(je->source, sizeof(je->source), "%s", path);
+        free(why);
+        return NULL;
+    }
+    json_t *j = json_loadfd(fd, flags, je);
+    close(fd);
+    return j;
+}
+
 char *fs_read_file(const char *path, size_t *len)
 {
     char *why;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 /* mkdir -p; mode 0755. */
 int fs_mkdir_p(const char *path);
 bool fs_exists(const char *path);
@@ -24,6 +26,10 @@ int fs_open_read(const char *path, char **why);
 /* Reads a whole regular file into a NUL-terminated buffer (binary safe: *len
  * set). */
 char *fs_read_file(const char *path, size_t *len);
+/* json_load_file for inputs: only a regular file is read (a FIFO named
+ * run.json must not block analyze); NULL with je->text set otherwise
+ * ("not a regular file (a FIFO)"), nothing printed; je may be NULL. */
+json_t *fs_read_json(const char *path, size_t flags, json_error_t *je);
 
 /* Writes data to path atomically: path.tmp.<pid>, fsync, rename. */
 int fs_write_atomic(const char *path, const void *data, size_t len);

@@ -265,7 +265,7 @@ void vec_read_run_info(struct vec_result *r)
     char *p = fs_path_join(r->prof_dir, "run.json");
     if (fs_exists(p)) {
         json_error_t err;
-        r->run_info = json_load_file(p, 0, &err);
+        r->run_info = fs_read_json(p, 0, &err);
         if (r->run_info)
             r->run_info_file = xstrdup("run.json");
         else
@@ -339,7 +339,7 @@ void vec_read_clock_ref(struct vec_result *r)
         } else if (text && e->d_name[9] == '_') {
             if (!r->clock_ref_nodes)
                 r->clock_ref_nodes = json_object();
-            json_object_set_new(r->clock_ref_nodes, e->d_name, parse_kv_text(text));
+            esc_json_set(r->clock_ref_nodes, e->d_name, parse_kv_text(text));
         }
         free(text);
         free(p);
@@ -357,13 +357,13 @@ void vec_read_sampler_reports(struct vec_result *r)
             continue;
         char *p = fs_path_join(r->prof_dir, e->d_name);
         json_error_t err;
-        json_t *j = json_load_file(p, 0, &err);
+        json_t *j = fs_read_json(p, 0, &err);
         if (!j)
             vec_warn(r, "%s:%d: not valid JSON (%s): ignored", p, err.line, err.text);
         else {
             if (!r->sampler_reports)
                 r->sampler_reports = json_object();
-            json_object_set_new(r->sampler_reports, e->d_name, j);
+            esc_json_set(r->sampler_reports, e->d_name, j);
         }
         free(p);
     }
@@ -437,7 +437,7 @@ static int profile_tdp(struct vec_result *r)
     if (!path)
         return -1;
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = fs_read_json(path, 0, &err);
     int rc = 0;
     double tdp = j ? profile_tdp_value(j) : NAN;
     if (!j)

@@ -17,6 +17,7 @@
 
 #include "read/telemetry.h"
 #include "util/error.h"
+#include "util/textesc.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
@@ -134,7 +135,7 @@ static int compare(struct vec_result *r, const char *dir, const char *out)
                     "inst_power (%zu bins)", dir, n)
         : xasprintf("differs: %s/dendrogram.py calculate_power_distribution gives another "
                     "inst_power (%zu bins, benchrun %zu, largest difference %.4f)", dir, k, n, maxd);
-    r->cross_check_detail = json_pack("{s:s, s:s, s:o, s:o, s:b}", "dendrogram_dir", dir,
+    r->cross_check_detail = json_pack("{s:o, s:s, s:o, s:o, s:b}", "dendrogram_dir", esc_json_string(dir),
         "function", "calculate_power_distribution(df)", "dendrogram_inst_power", theirs,
         "benchrun_inst_power", ours, "matched", same);
     return 0;

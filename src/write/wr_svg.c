@@ -572,7 +572,7 @@ static void bars(FILE *fp, const char *name, json_t *vec, json_t *desc)
 void wr_svg_vectors(FILE *fp, const char *prof_dir)
 {
     char *path = fs_path_join(prof_dir, "sampling_vectors.json");
-    json_t *root = fs_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+    json_t *root = fs_exists(path) ? fs_read_json(path, 0, NULL) : NULL;
     json_t *bins = json_object_get(json_object_get(root, "description"), "bins"), *v;
     const char *key;
     if (root) {

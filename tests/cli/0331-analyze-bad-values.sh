@@ -130,6 +130,8 @@ expect_grep "${P}_counter_collection.csv: not a regular file \(a FIFO\)" "$T/err
 fresh; rm "$T/prof/$TEL"; mkfifo "$T/prof/$TEL"
 expect_exit 1 "telemetry file = FIFO" -- timeout 20 "$BENCHRUN" analyze "$T/run" --power "$T/prof"
 expect_grep "$TEL'?: not a regular file" "$T/err" "telemetry FIFO refused"
+fresh; mkfifo "$T/run/run.json"
+expect_exit 0 "run.json a FIFO: not read, no hang" -- timeout 20 "$BENCHRUN" analyze "$T/run"
 
 # 10. Clear messages for malformed files.
 fresh; tr '\n' '\r' <"$T/base/$CC" >"$T/run/$CC"
