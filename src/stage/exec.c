@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -121,28 +122,57 @@ static void fill_result(struct br_exec_result *r, int st, double t0)
         r->reason = xasprintf("killed by signal %d (%s)", r->term_signal, strsignal(r->term_signal));
 }
 
+static void on_chld(int sig)
+{
+    (void)sig;      /* only ends sigsuspend */
+}
+
+/* Until pid exits or a stop signal is recorded: sigsuspend with SIGCHLD and
+ * the stop signals blocked in between, so neither can slip past the check.
+ * True when pid was reaped. */
+static bool wait_exit_or_signal(pid_t pid, int *st)
+{
+    struct sigaction sa, old_chld;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_chld;
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, &old_chld);
+    sigset_t block, orig;
+    sigemptyset(&block);
+    sigaddset(&block, SIGCHLD);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &orig);
+    pid_t w;
+    while ((w = waitpid(pid, st, WNOHANG)) == 0 && !stopsig_received())
+        sigsuspend(&orig);
+    sigprocmask(SIG_SETMASK, &orig, NULL);
+    sigaction(SIGCHLD, &old_chld, NULL);
+    return w == pid || (w < 0 && errno == ECHILD);
+}
+
 /* Waits for pid; once a stop signal has been received, at most the grace
  * period from its arrival, then SIGKILLs the group. */
 static void wait_child(pid_t pid, int *st, struct br_exec_result *r)
 {
-    while (waitpid(pid, st, 0) < 0) {
-        if (errno != EINTR)
+    if (wait_exit_or_signal(pid, st))
+        return;
+    double deadline = stopsig_received_at() + g_kill_wait;
+    for (;;) {
+        pid_t w = waitpid(pid, st, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
             return;
-        if (!stopsig_received())
-            continue;
-        double deadline = stopsig_received_at() + g_kill_wait;
-        for (;;) {
-            pid_t w = waitpid(pid, st, WNOHANG);
-            if (w == pid || (w < 0 && errno != EINTR))
-                return;
-            if (now_s() >= deadline)
-                break;
-            struct timespec ts = { 0, 10 * 1000 * 1000 };
-            nanosleep(&ts, NULL);
-        }
-        kill(-pid, SIGKILL);
-        r->killed_after_s = g_kill_wait;
+        if (now_s() >= deadline)
+            break;
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
     }
+    kill(-pid, SIGKILL);
+    r->killed_after_s = g_kill_wait;
+    while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+        ;
 }
 
 /* A stop signal arrived before the command could start: it is not started. */

@@ -198,7 +198,8 @@ static int start_failed_msg(struct br_stage *st, const char *why)
     return start_failed(st, &r);
 }
 
-/* Modules + stage_inputs; their failure (or a stop signal) ends the stage. */
+/* Modules + stage_inputs; their failure, or a stop signal (also one the
+ * setup ignored), ends the stage with the reason in the run record. */
 static int run_setup(struct br_stage *st)
 {
     struct strv argv;
@@ -208,23 +209,22 @@ static int run_setup(struct br_stage *st)
     strv_free(&argv);
     if (rc != 0)
         return start_failed_msg(st, "setup (modules, stage_inputs) could not be started");
-    if (!r.forwarded_signal && r.exit_code == 0 && !stopsig_received()) {
-        br_exec_result_release(&r);
-        return 0;
-    }
-    if (!r.forwarded_signal && stopsig_received()) {   /* the setup ignored it */
-        free(r.reason);
+    if (!r.forwarded_signal && stopsig_received()) {    /* the setup ignored it */
         r.forwarded_signal = stopsig_received();
+        free(r.reason);
         r.reason = br_stop_reason(r.forwarded_signal);
     }
-    if (!r.forwarded_signal) {
+    if (r.forwarded_signal) {
+        br_error("%s: stopped (%s) during the setup (modules, stage_inputs)", st->conf.path,
+                 r.reason);
+    } else if (r.exit_code != 0) {
         br_error("%s: setup (modules, stage_inputs) failed with exit status %d", st->conf.path,
                  r.exit_code);
         free(r.reason);
         r.reason = xasprintf("setup failed (modules or stage_inputs), exit status %d", r.exit_code);
     } else {
-        br_error("%s: stopped (%s) during the setup (modules, stage_inputs)", st->conf.path,
-                 r.reason);
+        br_exec_result_release(&r);
+        return 0;
     }
     return start_failed(st, &r);
 }

@@ -95,7 +95,7 @@ static bool must_kill(struct capture *c, pid_t pid, double deadline, int *st, bo
 static void drain(struct capture *c, pid_t pid, double timeout_s, int *st, bool *reaped,
                   struct proc_end *how)
 {
-    double deadline = mono_s() + timeout_s;
+    double deadline = mono_s() + timeout_s, killed_at = 0;
     bool killed = false;
     /* limited: also until it exits (it may close its output and go on) */
     while (c->open_fds > 0 || (timeout_s > 0 && !*reaped && !killed)) {
@@ -103,8 +103,14 @@ static void drain(struct capture *c, pid_t pid, double timeout_s, int *st, bool 
         if (timeout_s > 0 && !killed && must_kill(c, pid, deadline, st, reaped, how)) {
             kill(-pid, SIGKILL);
             killed = true;
+            killed_at = mono_s();
         }
+        if (killed && mono_s() > killed_at + 2)
+            break;      /* a process that left the group (setsid) still holds a pipe */
     }
+    for (int i = 0; i < 2; i++)
+        if (c->p[i].fd >= 0)
+            close(c->p[i].fd);
 }
 
 static int capture_run(const char *const *argv, double timeout_s, struct strbuf *out,
