@@ -54,7 +54,7 @@ demo_real() {
     "$benchrun" analyze "$pmc" --power "$prof"
     REAL_REPORT=$pmc/analysis/report.md
     # awk, not grep | head: under pipefail, head's early exit would kill grep (SIGPIPE)
-    sed -n '/^## Top kernels/,/^Columns:/p' "$REAL_REPORT" | awk '/^\|/ && n++ < 8' \
+    sed -n '/^## Kernels covering/,/^Columns:/p' "$REAL_REPORT" | awk '/^\|/ && n++ < 8' \
         | cut -d'|' -f2-3,14-15,25 | cut -c1-110
     step "benchrun vectors $prof   (real power run)"
     "$benchrun" vectors "$prof" --label "H200 transformer training step"
@@ -83,7 +83,7 @@ demo_analyze() {
     step "benchrun analyze $ex --power $ex-prof   (generated example counter run)"
     "$benchrun" analyze "$ex" --power "$ex-prof"
     ANALYSIS_REPORT=$ex/analysis/report.md
-    sed -n '/^## Top kernels/,/^Columns:/p' "$ANALYSIS_REPORT" | grep '^|' | cut -d'|' -f2-4,14-15,25 \
+    sed -n '/^## Kernels covering/,/^Columns:/p' "$ANALYSIS_REPORT" | grep '^|' | cut -d'|' -f2-4,14-15,25 \
         | cut -c1-110
 }
 
