@@ -105,12 +105,12 @@ rm -rf "$T/results"
 mkconf "$T/slow.conf" "--sleep-ms 20000"
 "$BENCHRUN" plain "$T/slow.conf" >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 50); do pgrep -f "demo_workload --size 1000 --iters 3 .*--sleep-ms 20000" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do pgrep -f "demo_workload --size 1000 --iters 3 --log $T/results/.*--sleep-ms 20000" >/dev/null && break; sleep 0.1; done
 sleep 0.2
 kill -TERM $pid
 wait $pid; rc=$?
 [ $rc -eq 1 ] && pass "SIGTERM: exit 1" || fail "SIGTERM: exit $rc"
-pgrep -f "sleep-ms 20000" >/dev/null && fail "app still running after SIGTERM" || pass "app stopped"
+pgrep -f "$T/results/.*sleep-ms 20000" >/dev/null && fail "app still running after SIGTERM" || pass "app stopped"
 srun_dir=$(ls -d "$T"/results/plain-local-*)
 expect_grep '^reason: SIGTERM received$' "$srun_dir/run_info.txt" "reason recorded"
 expect_grep '^status: killed$' "$srun_dir/run_info.txt" "status killed"
@@ -119,7 +119,7 @@ rm -rf "$T/results"
 mkconf "$T/slow-direct.conf" "--sleep-ms 20000" "LAUNCHER=none"
 SLURM_JOB_ID=777 SLURM_NTASKS=1 "$BENCHRUN" plain "$T/slow-direct.conf" >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 50); do pgrep -f "sleep-ms 20000" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do pgrep -f "$T/results/.*sleep-ms 20000" >/dev/null && break; sleep 0.1; done
 sleep 0.2
 kill -TERM $pid
 wait $pid
