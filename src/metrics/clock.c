@@ -179,7 +179,7 @@ static bool traces_by_node(const struct rp_power *pw, const char *root, char **n
 {
     for (size_t i = 0; i < n; i++)
         for (uint32_t k = 0; nodes[i] && k < pw->ngpus; k++)
-            if (rp_path_in_node(root, pw->files[pw->gpu[k].file], nodes[i]))
+            if (rp_path_in_node(root, rp_gpu_path(pw, &pw->gpu[k]), nodes[i]))
                 return true;
     return false;
 }

@@ -42,8 +42,9 @@
 #include <stdint.h>
 
 #include "read/intern.h"
+#include "read/rpcopy.h"
 
-enum rp_kind { RP_KIND_UNKNOWN = 0, RP_KIND_COUNTER, RP_KIND_TRACE, RP_KIND_AGENT_INFO };
+enum rp_kind { RP_KIND_UNKNOWN = 0, RP_KIND_COUNTER, RP_KIND_TRACE, RP_KIND_AGENT_INFO, RP_KIND_COPY };
 
 /* Kernel attributes (the same for every launch of a name in practice; the
  * largest resource use seen is kept, so limits derived from it are safe). */
@@ -127,6 +128,9 @@ char **rp_find_files(const char *path, const char *suffix);
  * process; read/rocpd.h). A folder's file set PREFIX_results.db is read
  * where PREFIX has no CSV (both formats asked for: the CSV is read). */
 #define RP_ROCPD_SUFFIX "_results.db"
+/* A path that is a rocpd database: by its name (<prefix>_results.db), else
+ * by its first bytes (SQLite's header). */
+bool rp_is_rocpd_path(const char *path);
 /* Kernel traces under path (4 levels): every *kernel_trace.csv and every
  * *_results.db without a PREFIX_kernel_trace.csv beside it, sorted; path
  * itself when it is a file. NULL-terminated, never NULL. */
@@ -139,15 +143,22 @@ int rp_agent_num(const struct rp_agent *a, const char *col, double *out);
 
 /* ---- power run kernel trace ------------------------------------------------ */
 
-/* Busy time of one GPU: one (trace file, agent) pair. */
+/* Busy time of one GPU: one (process's file set, agent) pair. Copies count
+ * as busy time (read/rpcopy.h: which GPUs a copy occupies). */
 struct rp_gpu_busy {
-    uint32_t file;              /* index into rp_power.files */
+    uint32_t file;              /* index into rp_power.files, or UINT32_MAX for a
+                                   process whose file set has copies only */
+    uint32_t copy_file;         /* index into rp_power.copies.files, or UINT32_MAX */
     uint64_t agent;             /* Agent_Id number */
-    int64_t first_start, last_end;
-    double busy_ns;             /* |union of kernel intervals| */
-    uint64_t dispatches;
-    size_t iv_first, iv_n;      /* its merged intervals: rp_power.busy_iv pairs
-                                 * [iv_first, iv_first + iv_n) */
+    int64_t first_start, last_end;   /* its kernels (its copies when it has no kernel) */
+    int64_t span_first, span_last;   /* its kernels and copies: the busy % denominator */
+    double busy_ns;             /* |union of kernel and copy intervals| */
+    double kernel_busy_ns;      /* |union of kernel intervals| */
+    double copy_busy_ns;        /* |union of its copy intervals| */
+    uint64_t dispatches, copies;
+    size_t iv_first, iv_n;      /* its merged kernel intervals: rp_power.busy_iv
+                                 * pairs [iv_first, iv_first + iv_n) */
+    size_t cv_first, cv_n;      /* its merged copy intervals: rp_power.copy_iv pairs */
 };
 
 struct rp_power {
@@ -170,17 +181,38 @@ struct rp_power {
      * clock keeps the telemetry samples inside them, METRICS.md §3). */
     int64_t *busy_iv;
     size_t nbusy_iv, busy_cap;
+    /* Memory copies and sets of the same traces (read/rpcopy.h), and each
+     * GPU's merged copy intervals (report.html's copy band). */
+    struct rp_copies copies;
+    int64_t *copy_iv;
+    size_t ncopy_iv, copy_cap;
 };
 
 /* Reads the power run's kernel trace(s): path is one CSV, or a folder searched
- * (4 levels) for *kernel_trace.csv. Kernel names are interned into names (the
- * pmc run's table, so ids match). 0, or -1 after printing the error. */
+ * (4 levels) for *kernel_trace.csv, and its memory copy traces
+ * (rp_find_copies). Kernel names are interned into names (the pmc run's
+ * table, so ids match). A run with copies and no kernel is read. 0, or -1
+ * after printing the error. */
 int rp_power_load(struct rp_power *pw, struct intern *names, const char *path);
 void rp_power_release(struct rp_power *pw);
 /* GPU busy % = 100 × busy / (last end − first start), per GPU, averaged
- * (METRICS.md §3). NaN with no dispatches. */
+ * (METRICS.md §3): a kernel or a copy running; the span from its first to
+ * its last kernel or copy. NaN with no dispatches. The _kernels variants:
+ * kernels only, over the same span. */
 double rp_power_busy_pct(const struct rp_power *pw);
 double rp_gpu_busy_pct(const struct rp_gpu_busy *g);
+double rp_power_kernel_busy_pct(const struct rp_power *pw);
+double rp_gpu_kernel_busy_pct(const struct rp_gpu_busy *g);
+/* The trace file of GPU g, or its copy file when it has no kernel trace. */
+const char *rp_gpu_path(const struct rp_power *pw, const struct rp_gpu_busy *g);
+
+/* Sorts n [start, end) pairs by start and merges overlapping and touching
+ * ones in place; returns the merged count, *len = Σ their lengths (ns). */
+size_t rp_iv_union(int64_t *se, size_t n, double *len);
+/* Charges the copies in pw->copies to their GPUs (rp_copy_gpus; the GPU of
+ * the same file set and agent, a new one when that process traced no
+ * kernel on it) and recomputes busy_ns and the spans (rpbusy.c). */
+void rp_power_add_copies(struct rp_power *pw);
 
 /* Kernel window of a power run for the telemetry vectors (METRICS.md §9):
  * [first kernel start, last kernel end] in ns over all kernel_trace files

@@ -17,6 +17,7 @@ const char *const rp_col_names[RC_NCOL] = {
     "Counter_Value", "Start_Timestamp", "End_Timestamp", "Kind", "Stream_Id",
     "Private_Segment_Size", "Group_Segment_Size", "Workgroup_Size_X", "Workgroup_Size_Y",
     "Workgroup_Size_Z", "Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z", "Agent_Type", "Guid", "Pid",
+    "Direction", "Source_Agent_Id", "Destination_Agent_Id", "Bytes",
 };
 
 void rp_header_release(struct rp_header *h)
@@ -57,6 +58,20 @@ static const char *trace_layout(const struct rp_header *h)
     return h->ncols == 18 ? "6.3/6.4 (18 cols)" : "6.3/6.4-like";
 }
 
+/* memory_copy_trace layouts (rocprofiler-sdk source/docs/data/
+ * memory_copy_trace.csv at 785cc39 / 81e93a6 and generateCSV.cpp of 7.x;
+ * rocpd's csv.cpp; benchrun's CUPTI writer, trace/copytrace.h). */
+static const char *copy_layout(const struct rp_header *h)
+{
+    if (from_rocpd2csv(h))
+        return h->ncols == 9 ? "rocpd2csv 7.x (9 cols)" : "rocpd2csv 7.x-like";
+    if (h->idx[RC_BYTES] >= 0)
+        return h->ncols == 9 ? "7.x + Bytes (benchrun CUPTI, 9 cols)" : "7.x-like + Bytes";
+    if (h->idx[RC_STREAM] >= 0)
+        return h->ncols == 8 ? "7.x (8 cols)" : "7.x-like";
+    return h->ncols == 7 ? "6.x (7 cols)" : "6.x-like (no Stream_Id)";
+}
+
 static int need(const struct rp_header *h, enum rp_col c, const char *what, char **err)
 {
     if (h->idx[c] >= 0)
@@ -76,6 +91,13 @@ static void note_missing(struct rp_header *h)
 
 static int classify(struct rp_header *h, char **err)
 {
+    if (h->idx[RC_DIRECTION] >= 0) {   /* before the trace: copy files have Kind too */
+        h->kind = RP_KIND_COPY;
+        h->layout = copy_layout(h);
+        return need(h, RC_START, "memory_copy_trace", err) || need(h, RC_END, "memory_copy_trace", err) ||
+               need(h, RC_SRC_AGENT, "memory_copy_trace", err) ||
+               need(h, RC_DST_AGENT, "memory_copy_trace", err) ? -1 : 0;
+    }
     if (h->idx[RC_CNAME] >= 0 || h->idx[RC_CVALUE] >= 0) {
         h->kind = RP_KIND_COUNTER;
         h->layout = counter_layout(h);
@@ -104,7 +126,7 @@ static int classify(struct rp_header *h, char **err)
         h->layout = "agent_info";
         return 0;
     }
-    *err = xasprintf("header is not a rocprofv3 counter_collection, kernel_trace or agent_info header");
+    *err = xasprintf("header is not a rocprofv3 counter_collection, kernel_trace, memory_copy_trace or agent_info header");
     return -1;
 }
 

@@ -3,7 +3,8 @@
  * The known columns of counter_collection, kernel_trace and agent_info files
  * (ROCm 6.2 – 7.x, ../shared/notes/rocprofv3-formats.md) are found by name in
  * the header, ignoring case; positions never matter, unknown columns are
- * ignored. rocpd2csv (rocpd convert) writes title-case names (Lds_Block_Size,
+ * ignored; memory_copy_trace files are told by their Direction column
+ * (read/rpcopy.h). rocpd2csv (rocpd convert) writes title-case names (Lds_Block_Size,
  * Vgpr_Count, Accum_Vgpr_Count, Sgpr_Count) and a leading Guid (kernel_trace)
  * or Pid (counter_collection) column, e.g. amd/HPCTrainingExamples
  * Rocprofv3/rocpd/README.md and rocprofiler-sdk source/lib/python/rocpd/
@@ -20,7 +21,9 @@ enum rp_col {
     RC_CORR, RC_DISPATCH, RC_AGENT, RC_QUEUE, RC_PID, RC_TID, RC_GRID, RC_KID, RC_NAME,
     RC_WG, RC_LDS, RC_SCRATCH, RC_VGPR, RC_AGPR, RC_SGPR, RC_CNAME, RC_CVALUE, RC_START,
     RC_END, RC_KIND, RC_STREAM, RC_PRIV_SEG, RC_GROUP_SEG, RC_WGX, RC_WGY, RC_WGZ,
-    RC_GRIDX, RC_GRIDY, RC_GRIDZ, RC_AGENT_TYPE, RC_GUID, RC_ROCPD_PID, RC_NCOL
+    RC_GRIDX, RC_GRIDY, RC_GRIDZ, RC_AGENT_TYPE, RC_GUID, RC_ROCPD_PID,
+    /* memory_copy_trace (read/rpcopy.h) */
+    RC_DIRECTION, RC_SRC_AGENT, RC_DST_AGENT, RC_BYTES, RC_NCOL
 };
 
 /* Header names, e.g. rp_col_names[RC_CVALUE] = "Counter_Value". */

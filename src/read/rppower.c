@@ -1,6 +1,7 @@
 /* rppower.c - the power run's kernel trace: per-kernel unprofiled time and
  * launches, GPU busy % from interval unions per (file, agent), the kernel
- * window (contract in rocprof.h; GPU busy definition: METRICS.md §3).
+ * window (contract in rocprof.h; GPU busy definition: METRICS.md §3; the
+ * copies' share of it: rpbusy.c).
  *
  * Kernels overlap normally in an unprofiled run, so busy time is the length
  * of the union of [start, end) intervals of one GPU (file, agent), found by
@@ -25,12 +26,6 @@ struct ivals {               /* intervals of one (file, agent) */
     size_t n, cap;
 };
 
-static int cmp_iv(const void *a, const void *b)
-{
-    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
-    return (x > y) - (x < y);
-}
-
 /* Appends one merged busy interval to pw->busy_iv. */
 static void add_busy(struct rp_power *pw, int64_t s, int64_t e)
 {
@@ -42,31 +37,19 @@ static void add_busy(struct rp_power *pw, int64_t s, int64_t e)
 
 static void union_busy(struct ivals *iv, struct rp_gpu_busy *g, struct rp_power *pw)
 {
-    qsort(iv->se, iv->n, 2 * sizeof(int64_t), cmp_iv);
+    size_t n = iv->n;
+    memset(g, 0, sizeof(*g));
+    g->dispatches = n;
+    n = rp_iv_union(iv->se, n, &g->busy_ns);
     g->iv_first = pw->nbusy_iv;
-    double busy = 0;
-    int64_t cs = iv->se[0], ce = iv->se[1], last = iv->se[1];
-    for (size_t i = 1; i < iv->n; i++) {
-        int64_t s = iv->se[2 * i], e = iv->se[2 * i + 1];
-        if (e > last)
-            last = e;
-        if (s > ce) {
-            busy += (double)(ce - cs);
-            add_busy(pw, cs, ce);
-            cs = s;
-            ce = e;
-        } else if (e > ce) {
-            ce = e;
-        }
-    }
-    busy += (double)(ce - cs);
-    add_busy(pw, cs, ce);
-    g->iv_n = pw->nbusy_iv - g->iv_first;
+    for (size_t i = 0; i < n; i++)
+        add_busy(pw, iv->se[2 * i], iv->se[2 * i + 1]);
+    g->iv_n = n;
     g->agent = iv->agent;
-    g->first_start = iv->se[0];
-    g->last_end = last;
-    g->busy_ns = busy;
-    g->dispatches = iv->n;
+    g->copy_file = UINT32_MAX;
+    g->first_start = g->span_first = iv->se[0];
+    g->last_end = g->span_last = iv->se[2 * n - 1];   /* merged: the last ends last */
+    g->kernel_busy_ns = g->busy_ns;
 }
 
 static void kgrow(struct rp_power *pw, uint32_t n)
@@ -214,8 +197,8 @@ static void finish_file(struct pacc *c, uint32_t fi, int rc)
         if (rc == 0 && c->iv[i].n) {
             pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
             struct rp_gpu_busy *g = &pw->gpu[pw->ngpus++];
-            g->file = fi;
             union_busy(&c->iv[i], g, pw);
+            g->file = fi;
             if (pw->dispatches == 0 || g->first_start < pw->first_start)
                 pw->first_start = g->first_start;
             if (pw->dispatches == 0 || g->last_end > pw->last_end)
@@ -287,9 +270,7 @@ static int power_db(struct rp_power *pw, struct intern *names, const char *path,
     return 0;
 }
 
-/* A trace path that is a rocpd database: by its name in a folder, by its
- * header when given as a file. */
-static bool is_db(const char *path)
+bool rp_is_rocpd_path(const char *path)
 {
     size_t n = strlen(path), m = strlen(RP_ROCPD_SUFFIX);
     if (n >= m && strcmp(path + n - m, RP_ROCPD_SUFFIX) == 0)
@@ -305,27 +286,32 @@ static bool is_db(const char *path)
 int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
 {
     memset(pw, 0, sizeof(*pw));
-    char **files = rp_find_traces(path);
-    if (!files[0]) {
+    char **files = rp_find_traces(path), **copies = rp_find_copies(path);
+    if (!files[0] && !copies[0]) {
         rp_strv_free(files);
-        return br_error("no *kernel_trace.csv or *%s under '%s'", RP_ROCPD_SUFFIX, path);
+        rp_strv_free(copies);
+        return br_error("no *kernel_trace.csv, *memory_copy_trace.csv or *%s under '%s'",
+                        RP_ROCPD_SUFFIX, path);
     }
-    int rc = 0;
+    int rc = rp_copies_load_files(&pw->copies, copies);
+    rp_strv_free(copies);
     for (char **f = files; *f && rc == 0; f++) {
         pw->files = xrealloc(pw->files, (pw->nfiles + 2) * sizeof(*pw->files));
         pw->files[pw->nfiles] = xstrdup(*f);
         pw->files[pw->nfiles + 1] = NULL;
-        rc = is_db(*f) ? power_db(pw, names, *f, pw->nfiles++) : power_file(pw, names, *f, pw->nfiles++);
+        rc = rp_is_rocpd_path(*f) ? power_db(pw, names, *f, pw->nfiles++) : power_file(pw, names, *f, pw->nfiles++);
     }
     /* A header-only trace is a process without kernels (torchrun's parent);
      * only a run where no file has a row is an error. */
-    if (rc == 0 && pw->dispatches == 0 && pw->truncated == 0)
-        rc = is_db(files[0]) ? br_error_at(files[0], 0, 0, "no dispatches: the kernels view is "
+    if (rc == 0 && files[0] && pw->dispatches == 0 && pw->truncated == 0 && pw->copies.n == 0)
+        rc = rp_is_rocpd_path(files[0]) ? br_error_at(files[0], 0, 0, "no dispatches: the kernels view is "
                                                            "empty (in every kernel trace)")
                              : br_error_at(files[0], 1, 0, "header only, no data rows (in every "
                                                            "kernel_trace file)");
     rp_strv_free(files);
     kgrow(pw, names->n);
+    if (rc == 0)
+        rp_power_add_copies(pw);
     return rc;
 }
 
@@ -338,27 +324,56 @@ void rp_power_release(struct rp_power *pw)
     free(pw->lds);
     free(pw->gpu);
     free(pw->busy_iv);
+    free(pw->copy_iv);
+    rp_copies_release(&pw->copies);
     memset(pw, 0, sizeof(*pw));
+}
+
+static double busy_pct(const struct rp_gpu_busy *g, double busy)
+{
+    double span = (double)(g->span_last - g->span_first);
+    return span > 0 ? 100.0 * busy / span : NAN;
 }
 
 double rp_gpu_busy_pct(const struct rp_gpu_busy *g)
 {
-    double span = (double)(g->last_end - g->first_start);
-    return span > 0 ? 100.0 * g->busy_ns / span : NAN;
+    return busy_pct(g, g->busy_ns);
 }
 
-double rp_power_busy_pct(const struct rp_power *pw)
+double rp_gpu_kernel_busy_pct(const struct rp_gpu_busy *g)
+{
+    return busy_pct(g, g->kernel_busy_ns);
+}
+
+static double mean_pct(const struct rp_power *pw, double (*pct)(const struct rp_gpu_busy *))
 {
     double s = 0;
     uint32_t n = 0;
     for (uint32_t i = 0; i < pw->ngpus; i++) {
-        double v = rp_gpu_busy_pct(&pw->gpu[i]);
+        double v = pct(&pw->gpu[i]);
         if (!isnan(v)) {
             s += v;
             n++;
         }
     }
     return n ? s / n : NAN;
+}
+
+double rp_power_busy_pct(const struct rp_power *pw)
+{
+    return mean_pct(pw, rp_gpu_busy_pct);
+}
+
+double rp_power_kernel_busy_pct(const struct rp_power *pw)
+{
+    return mean_pct(pw, rp_gpu_kernel_busy_pct);
+}
+
+const char *rp_gpu_path(const struct rp_power *pw, const struct rp_gpu_busy *g)
+{
+    if (g->file < pw->nfiles)
+        return pw->files[g->file];
+    return g->copy_file < pw->copies.nfiles ? pw->copies.files[g->copy_file] : "";
 }
 
 int rp_kernel_window(const char *path, int64_t *first_start, int64_t *last_end)

@@ -1,7 +1,8 @@
 /* copytrace.h - memory copies and sets as rocprofv3 memory_copy_trace.csv rows.
  *
  * Owns the on-disk schema the NVIDIA collector writes for copies and sets
- * (no reader yet: analyze, GPU busy and the timeline do not use them). The
+ * and the copy record the reader fills (read/rpcopy.h: every rocprofv3
+ * layout, rocpd, this one). The
  * columns are rocprofv3 7.x's (rocprofiler-sdk source/docs/data/
  * memory_copy_trace.csv at 029ff02a: Kind, Direction, Stream_Id,
  * Source_Agent_Id, Destination_Agent_Id, Correlation_Id, Start_Timestamp,
@@ -27,8 +28,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* CT_P2P is a device-to-device copy between two GPUs: files say
+ * MEMORY_COPY_DEVICE_TO_DEVICE (rocprofv3 and CUPTI's peer copies alike) and
+ * the reader tells it by its agents. CT_SET: a memory set (device). */
 enum ct_dir {
-    CT_H2D, CT_D2H, CT_D2D, CT_H2H, CT_SET,   /* CT_SET: a memory set (device) */
+    CT_H2D, CT_D2H, CT_D2D, CT_P2P, CT_H2H, CT_SET,
     CT_NDIR
 };
 
@@ -46,7 +50,7 @@ struct ct_copy {
 extern const char ct_header[];   /* with its trailing newline */
 
 /* "MEMORY_COPY_HOST_TO_DEVICE", ... and a short label "H2D", "D2H", "D2D",
- * "H2H", "set" (report columns). */
+ * "P2P", "H2H", "set" (report columns). */
 const char *ct_dir_name(enum ct_dir d);
 const char *ct_dir_label(enum ct_dir d);
 

@@ -9,9 +9,9 @@ const char ct_header[] =
 
 static const char *const dir_names[CT_NDIR] = {
     "MEMORY_COPY_HOST_TO_DEVICE", "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE",
-    "MEMORY_COPY_HOST_TO_HOST", "MEMORY_SET_DEVICE",
+    "MEMORY_COPY_DEVICE_TO_DEVICE", "MEMORY_COPY_HOST_TO_HOST", "MEMORY_SET_DEVICE",
 };
-static const char *const dir_labels[CT_NDIR] = { "H2D", "D2H", "D2D", "H2H", "set" };
+static const char *const dir_labels[CT_NDIR] = { "H2D", "D2H", "D2D", "P2P", "H2H", "set" };
 
 const char *ct_dir_name(enum ct_dir d)
 {

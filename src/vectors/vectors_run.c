@@ -523,8 +523,8 @@ static void node_windows(struct vec_result *r, const struct rp_power *pw)
     }
     for (uint32_t k = 0; k < pw->ngpus; k++) {
         const struct rp_gpu_busy *g = &pw->gpu[k];
-        if (of[g->file] < 0 || g->dispatches == 0)
-            continue;
+        if (g->dispatches == 0 || g->file >= pw->nfiles || of[g->file] < 0)
+            continue;   /* a GPU with copies only has no kernel window */
         struct vec_node *nd = &r->nodes[of[g->file]];
         if (!nd->have_trace || g->first_start < nd->start)
             nd->start = g->first_start;

@@ -111,7 +111,7 @@ void wr_power_spans(const struct rp_power *pw, double *span_s, double *busy_s)
 {
     double span = 0, busy = 0;
     for (uint32_t g = 0; g < pw->ngpus; g++) {
-        span = fmax(span, (double)(pw->gpu[g].last_end - pw->gpu[g].first_start));
+        span = fmax(span, (double)(pw->gpu[g].span_last - pw->gpu[g].span_first));
         busy += pw->gpu[g].busy_ns;
     }
     *span_s = pw->ngpus ? span / 1e9 : NAN;

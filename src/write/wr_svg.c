@@ -354,7 +354,7 @@ static int64_t node_origin(const struct wr_info *in, const char *node)
     const struct rp_power *pw = in->power;
     int64_t k0 = INT64_MAX;
     for (uint32_t g = 0; node && g < pw->ngpus; g++)
-        if (rp_path_in_node(in->power_path, pw->files[pw->gpu[g].file], node))
+        if (rp_path_in_node(in->power_path, rp_gpu_path(pw, &pw->gpu[g]), node))
             k0 = pw->gpu[g].first_start < k0 ? pw->gpu[g].first_start : k0;
     return k0 == INT64_MAX ? pw->first_start : k0;
 }
@@ -362,7 +362,7 @@ static int64_t node_origin(const struct wr_info *in, const char *node)
 /* Origin of GPU g's intervals: that of the telemetry node its trace is in. */
 static int64_t gpu_origin(const struct wr_info *in, const struct tl_nodes *nd, uint32_t g)
 {
-    const char *file = in->power->files[in->power->gpu[g].file];
+    const char *file = rp_gpu_path(in->power, &in->power->gpu[g]);
     for (size_t f = 0; f < nd->n; f++)
         if (nd->node[f] && rp_path_in_node(in->power_path, file, nd->node[f]))
             return node_origin(in, nd->node[f]);

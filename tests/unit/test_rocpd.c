@@ -277,7 +277,8 @@ static void test_aggregate(void **st)
     assert_string_equal(found[0], "01_x");
     rp_strv_free(found);
 
-    /* power run: [1000,1500] [2000,2100] [3000,3700] on agent 2: busy 1300 of 2700 */
+    /* power run: kernels [1000,1500] [2000,2100] [3000,3700] on agent 2 and the
+     * host-to-device copy [500,900] to agent 2: busy 400 + 1300 of 500..3700 */
     struct intern names;
     intern_init(&names);
     struct rp_power pw;
@@ -286,7 +287,13 @@ static void test_aggregate(void **st)
     assert_int_equal(pw.dispatches, 3);
     assert_int_equal(pw.ngpus, 1);
     assert_int_equal(pw.gpu[0].agent, 2);
-    assert_true(fabs(rp_power_busy_pct(&pw) - 100.0 * 1300 / 2700) < 1e-12);
+    assert_true(fabs(rp_power_busy_pct(&pw) - 100.0 * 1700 / 3200) < 1e-12);
+    assert_true(fabs(rp_power_kernel_busy_pct(&pw) - 100.0 * 1300 / 3200) < 1e-12);
+    assert_int_equal(pw.copies.n, 1);
+    assert_int_equal(pw.copies.v[0].c.dir, CT_H2D);
+    assert_int_equal(pw.copies.v[0].c.bytes, 4096);
+    assert_int_equal(pw.gpu[0].copies, 1);
+    assert_true(pw.gpu[0].copy_busy_ns == 400 && pw.gpu[0].first_start == 1000);
     assert_int_equal(pw.vgpr[intern_find(&names, GEMM, strlen(GEMM))], 128);
     rp_power_release(&pw);
     intern_release(&names);
