@@ -611,6 +611,8 @@ struct an_state {
     struct strv input_warn;     /* found while reading, before the engine runs */
     char *tmp_dir;              /* where the outputs are written before they replace out_dir */
     struct mx_result res;
+    struct rp_copies *pcopies;      /* [npcopies] per pass */
+    uint32_t npcopies;
 };
 
 static void progress(const struct an_opts *o, const char *what)
@@ -621,10 +623,24 @@ static void progress(const struct an_opts *o, const char *what)
 
 static bool has_trace(const char *dir)
 {
-    char **f = rp_find_traces(dir);
-    bool any = f[0] != NULL;
+    char **f = rp_find_traces(dir), **c = rp_find_copies(dir);
+    bool any = f[0] != NULL || c[0] != NULL;
     rp_strv_free(f);
+    rp_strv_free(c);
     return any;
+}
+
+/* Each pass folder's memory copy traces (pmc asks rocprofv3 for them too). */
+static int load_pass_copies(struct an_state *s)
+{
+    s->npcopies = s->run.npasses;
+    s->pcopies = xcalloc(s->npcopies + 1, sizeof(*s->pcopies));
+    for (uint32_t p = 0; p < s->run.npasses; p++) {
+        const char *dir = s->run.passes[p].dir;
+        if (dir && fs_is_dir(dir) && rp_copies_load(&s->pcopies[p], dir) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int load_inputs(const struct an_opts *o, struct an_state *s)
@@ -634,14 +650,14 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
         rp_run_load(&s->run, o->pmc_dir, (const char *const *)s->passes.names,
                     (size_t)s->passes.n, 0) < 0)
         return -1;
-    if (!(s->ap = load_arch(o, &s->run, &s->passes, &s->arch_source)))
+    if (load_pass_copies(s) < 0 || !(s->ap = load_arch(o, &s->run, &s->passes, &s->arch_source)))
         return -1;
     passes_from_profile(&s->passes, s->ap);
     agent_overrides(s->ap, &s->run.agent, &s->input_warn);
     const char *kt = o->ktrace ? o->ktrace : o->power;
     if (kt && !o->ktrace && !has_trace(kt)) {
-        br_warn("%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": time shares from the passes, "
-                "no GPU busy %%", kt);
+        br_warn("%s: no *kernel_trace.csv, *memory_copy_trace.csv or *" RP_ROCPD_SUFFIX ": time "
+                "shares from the passes, no GPU busy %%", kt);
         kt = NULL;
     }
     if (kt) {
@@ -668,7 +684,8 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
                           .power_path = s->power_path, .telemetry = s->tel,
                           .top_rows = (int)o->top, .time_pct = o->time_pct,
                           .latency_pct = o->latency_pct, .top_n = (int)o->top_n,
-                          .perf_regex = o->perf_regex };
+                          .perf_regex = o->perf_regex, .pass_copies = s->pcopies,
+                          .npass_copies = s->npcopies };
     progress(o, "sampled clock");
     if (pick_clock(o, wi.power, s->tel, &mo, &wi, &s->input_warn) < 0)
         return -1;
@@ -696,6 +713,9 @@ static void state_free(struct an_state *s)
     arch_free(s->ap);
     if (s->have_power)
         rp_power_release(&s->power);
+    for (uint32_t p = 0; p < s->npcopies; p++)
+        rp_copies_release(&s->pcopies[p]);
+    free(s->pcopies);
     rp_run_release(&s->run);
     passes_free(&s->passes);
     rp_strv_free(s->tel);

@@ -4,7 +4,7 @@
  * concurrent kernels), which writes DIR/NAME_<pid>_kernel_trace.csv in the
  * rocprofv3 7.x schema (timestamps CLOCK_BOOTTIME ns) plus
  * NAME_<pid>_cupti.json (clock offset/drift, counts) for every CUDA process.
- * AMD: rocprofv3 --kernel-trace writes the same file name
+ * AMD: rocprofv3 --kernel-trace --memory-copy-trace writes the same file names
  * (`--collector rocprofv3`, the default when no NVIDIA driver is present).
  * Exit status: the command's (1 if no trace file was written), 2 on usage errors.
  */
@@ -59,6 +59,7 @@ static int tracer_argv(const struct trace_opts *o, const char *dir, struct strv 
     }
     strv_push(argv, "rocprofv3");
     strv_push(argv, "--kernel-trace");
+    strv_push(argv, "--memory-copy-trace");
     strv_push(argv, "--output-format");
     strv_push(argv, "csv");
     strv_push(argv, "-d");

@@ -1,14 +1,19 @@
 /* collect_rocprofv3.c - AMD rocprofv3 (ROCm 6.2 - 7.x) as a collector.
  *
  * Facts (notes/rocprofv3-formats.md, from ROCm/rocprofiler-sdk sources):
- *   6.3+: rocprofv3 --pmc C1 C2 ... --kernel-trace --output-format csv
- *         -d DIR -o NAME -- app      (one pass per run; csv must be asked
- *         for on 7.x, whose default format is rocpd)
+ *   6.3+: rocprofv3 --pmc C1 C2 ... --kernel-trace --memory-copy-trace
+ *         --output-format csv -d DIR -o NAME -- app   (one pass per run; csv
+ *         must be asked for on 7.x, whose default format is rocpd)
+ *   --memory-copy-trace: in every rocprofv3 (rocprofiler-sdk rocm-6.2.0
+ *         source/bin/rocprofv3.py on); hipMemcpy* and their async forms,
+ *         written to NAME_memory_copy_trace.csv (or the database's
+ *         memory_copies) and read by read/rpcopy.h
  *   6.2:  no --pmc; counters only from an input file (-i input.txt with a
  *         line "pmc: C1 C2 ..."), results under DIR/pmc_1/ (moved up by fixup).
  *   -o placeholders: %pid% (and %rank%, %hostname%) in 7.0; with several
  *   processes every rank needs its own name or they overwrite one file.
- * Output: DIR/NAME_counter_collection.csv, DIR/NAME_kernel_trace.csv; with
+ * Output: DIR/NAME_counter_collection.csv, DIR/NAME_kernel_trace.csv,
+ *   DIR/NAME_memory_copy_trace.csv (only when the app copied); with
  *   --output-format rocpd (7.0+) one SQLite database DIR/NAME_results.db
  *   (rocprofiler-sdk docs "Using rocpd output format": -d DIR -o NAME gives
  *   DIR/NAME_results.db).
@@ -120,6 +125,7 @@ static int rp_pmc_argv(const struct br_collect_req *req, struct strv *out)
             strv_push(out, req->counters[i]);
     }
     strv_push(out, "--kernel-trace");
+    strv_push(out, "--memory-copy-trace");
     strv_push(out, "--output-format");
     strv_push(out, req->format ? req->format : "csv");
     out_args(req, out);
@@ -132,6 +138,7 @@ static int rp_trace_argv(const struct br_collect_req *req, struct strv *out)
     strv_init(out);
     strv_push(out, "rocprofv3");
     strv_push(out, "--kernel-trace");
+    strv_push(out, "--memory-copy-trace");
     strv_push(out, "--output-format");
     strv_push(out, req->format ? req->format : "csv");
     out_args(req, out);

@@ -34,6 +34,10 @@ struct wr_info {
     double time_pct, latency_pct;
     int top_n;
     const char *perf_regex;         /* --perf-regex (or the seed's LAMMPS default) */
+    /* Memory copy traces of each pass folder ([npass_copies], run->passes
+     * order; nfiles 0: none), reported when the power run has none. */
+    const struct rp_copies *pass_copies;
+    uint32_t npass_copies;
 };
 
 /* Writes the four files. 0, or -1 after printing the error. */

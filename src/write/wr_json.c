@@ -7,6 +7,7 @@
  * object. Built with jansson, printed with the vectors' Python-compatible
  * writer (jsonw). NaN and "does not apply" are null. */
 #include "write/analysis.h"
+#include "write/wr_copies.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -132,13 +133,21 @@ static json_t *power_object(const struct wr_info *in)
     double span, busy;
     wr_power_spans(pw, &span, &busy);
     double window = pw->dispatches ? (double)(pw->last_end - pw->first_start) / 1e9 : NAN;
-    return json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
         "file", jstr(in->power_path), "trace_files", (json_int_t)pw->nfiles,
         "gpus", (json_int_t)pw->ngpus, "dispatches", (json_int_t)pw->dispatches,
         "span_s", jnum(span), "busy_s", jnum(busy), "sum_kernel_s", jnum(pw->dur_ns_total / 1e9),
         "GPU_busy_pct", jnum(rp_power_busy_pct(pw)), "GPU_busy_pct_per_gpu", per,
         "first_start_ns", pw->dispatches ? json_integer(pw->first_start) : json_null(),
         "trace_file_paths", tf, "window_s", jnum(window));
+    /* GPU busy counts copies (rpbusy.c); kernels alone beside it */
+    double copy_busy = 0;
+    for (uint32_t g = 0; g < pw->ngpus; g++)
+        copy_busy += pw->gpu[g].copy_busy_ns;
+    json_object_set_new(o, "GPU_busy_pct_kernels", jnum(rp_power_kernel_busy_pct(pw)));
+    json_object_set_new(o, "copies", json_integer((json_int_t)pw->copies.n));
+    json_object_set_new(o, "copy_busy_s", jnum(pw->ngpus ? copy_busy / pw->ngpus / 1e9 : NAN));
+    return o;
 }
 
 static json_t *sampled_object(const struct wr_info *in)
@@ -214,6 +223,7 @@ int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const
     json_object_set_new(root, "checks", checks_object(res, in));
     json_object_set_new(root, "power_run", power_object(in));
     json_object_set_new(root, "clock", clock_object(res, in));
+    json_object_set_new(root, "copies", wr_copies_json(in));
     json_object_set_new(root, "arch", arch_object(res, in));
     json_object_set_new(root, "inputs", inputs_object(in));
     json_object_set_new(root, "options", json_pack("{s:o, s:i, s:o, s:i, s:o}",

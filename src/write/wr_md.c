@@ -8,6 +8,7 @@
  * every metric with its definition, per-pass details and the constants taken
  * from agent_info. Paths are printed as given so a test can normalize them. */
 #include "write/analysis.h"
+#include "write/wr_copies.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -232,13 +233,19 @@ static void power(FILE *fp, const struct wr_info *in)
     fprintf(fp, "## Power run kernel trace\n\n- File: `%s`\n", in->power_path);
     fprintf(fp, "- Trace files: %u, GPUs: %u, kernel launches: %llu\n", pw->nfiles, pw->ngpus,
             (unsigned long long)pw->dispatches);
-    fprintf(fp, "- First kernel start to last kernel end: %.3f s\n", span);
-    fprintf(fp, "- GPU running at least one kernel: %.3f s per GPU (%.1f%% mean; per GPU [", busy,
-            rp_power_busy_pct(pw));
+    fprintf(fp, "- First kernel start to last kernel end: %.3f s%s\n", span,
+            pw->copies.n ? " (copies included)" : "");
+    fprintf(fp, "- GPU running at least one %s: %.3f s per GPU (%.1f%% mean; per GPU [",
+            pw->copies.n ? "kernel or copy" : "kernel", busy, rp_power_busy_pct(pw));
     for (uint32_t g = 0; g < pw->ngpus; g++)
         fprintf(fp, "%s%.1f", g ? ", " : "", rp_gpu_busy_pct(&pw->gpu[g]));
-    fprintf(fp, "])\n- Sum of kernel times (overlaps counted twice): %.3f s\n\n",
+    fprintf(fp, "])\n- Sum of kernel times (overlaps counted twice): %.3f s\n",
             pw->dur_ns_total / 1e9);
+    if (pw->copies.n)   /* GPU busy above counts them (rpbusy.c) */
+        fprintf(fp, "- Memory copies and sets: %zu, counted in GPU busy (kernels alone: %.1f%% "
+                    "mean); see \"benchrun: memory copies and sets\"\n", pw->copies.n,
+                rp_power_kernel_busy_pct(pw));
+    fputc('\n', fp);
 }
 
 /* The seed's "Top N kernels by GPU time": counter-pass order. */
@@ -476,6 +483,7 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
     covering(a.fp, res, in);
     data_checks(a.fp, res, in);
     warnings(a.fp, res);
+    wr_copies_md(a.fp, in);
     inputs(a.fp, res, in);
     all_metrics(a.fp, res);
     passes(a.fp, res, in);

@@ -375,38 +375,55 @@ static double tl_window(const struct wr_info *in, const struct tl_nodes *nd)
     const struct rp_power *pw = in->power;
     double w = 0;
     for (uint32_t g = 0; g < pw->ngpus; g++)
-        w = fmax(w, (double)(pw->gpu[g].last_end - gpu_origin(in, nd, g)) / 1e9);
+        w = fmax(w, (double)(pw->gpu[g].span_last - gpu_origin(in, nd, g)) / 1e9);   /* copies too */
     return pw->ngpus ? w : (double)(pw->last_end - pw->first_start) / 1e9;
 }
 
-/* Merged busy intervals of each GPU as rects (from its node's origin),
- * adjacent ones within half a pixel joined. */
-static void tl_busy(FILE *fp, const struct wr_info *in, const struct tl_nodes *nd, double t0,
-                    double t1, double top)
+/* Merged intervals of each GPU as rects (from its node's origin), adjacent
+ * ones within half a pixel joined: the kernels (busy_iv) or the copies
+ * (copy_iv). */
+static void tl_band(FILE *fp, const struct wr_info *in, const struct tl_nodes *nd, double t0,
+                    double t1, double top, double h, bool copies)
 {
     const struct rp_power *pw = in->power;
+    const int64_t *iv = copies ? pw->copy_iv : pw->busy_iv;
     double k = TL_W / (t1 - t0);
-    fprintf(fp, "<text x='%.1f' y='%.1f' text-anchor='end'>busy</text>\n", TL_X0 - 4, top + 12);
+    fprintf(fp, "<text x='%.1f' y='%.1f' text-anchor='end'>%s</text>\n", TL_X0 - 4, top + h - 3,
+            copies ? "copies" : pw->ncopy_iv ? "kernels" : "busy");
     for (uint32_t g = 0; g < pw->ngpus; g++) {
         const struct rp_gpu_busy *gb = &pw->gpu[g];
+        size_t first = copies ? gb->cv_first : gb->iv_first, n = copies ? gb->cv_n : gb->iv_n;
         int64_t k0 = gpu_origin(in, nd, g);
         double s = -1, e = -1;
-        for (size_t i = gb->iv_first; i <= gb->iv_first + gb->iv_n; i++) {
+        for (size_t i = first; i <= first + n; i++) {
             double a = 0, b = 0;
-            if (i < gb->iv_first + gb->iv_n) {
-                a = TL_X0 + ((double)(pw->busy_iv[2 * i] - k0) / 1e9 - t0) * k;
-                b = TL_X0 + ((double)(pw->busy_iv[2 * i + 1] - k0) / 1e9 - t0) * k;
+            if (i < first + n) {
+                a = TL_X0 + ((double)(iv[2 * i] - k0) / 1e9 - t0) * k;
+                b = TL_X0 + ((double)(iv[2 * i + 1] - k0) / 1e9 - t0) * k;
                 if (s >= 0 && a >= s && a <= e + 0.5) {
                     e = fmax(e, b);
                     continue;
                 }
             }
             if (s >= 0)
-                fprintf(fp, "<rect class='busy' x='%.1f' y='%.1f' width='%.2f' height='16' "
-                            "fill='#f0a030'/>\n", s, top, fmax(e - s, 0.5));
+                fprintf(fp, "<rect class='%s' x='%.1f' y='%.1f' width='%.2f' height='%.0f' "
+                            "fill='%s'/>\n", copies ? "copy" : "busy", s, top, fmax(e - s, 0.5), h,
+                        copies ? "#2ca02c" : "#f0a030");
             s = a, e = b;
         }
     }
+}
+
+/* The kernel-busy band, and the copy band under it when the run has copies. */
+static void tl_busy(FILE *fp, const struct wr_info *in, const struct tl_nodes *nd, double t0,
+                    double t1, double top)
+{
+    if (!in->power->ncopy_iv) {
+        tl_band(fp, in, nd, t0, t1, top, 16, false);
+        return;
+    }
+    tl_band(fp, in, nd, t0, t1, top - 13, 12, false);
+    tl_band(fp, in, nd, t0, t1, top + 2, 12, true);
 }
 
 /* Time ticks at multiples of a 1/2/5 x 10^k step giving 4-10 ticks. */
@@ -498,9 +515,10 @@ int wr_svg_timeline(FILE *fp, const struct wr_info *in)
     if (rc == 0 && nl && t1 > t0) {
         fprintf(fp, "<p>Telemetry of each file (one color per GPU; min/max per pixel column so "
                     "spikes stay visible) and the merged kernel-busy intervals of the power-run "
-                    "trace (orange); x: CLOCK_BOOTTIME seconds from the first kernel start%s, "
+                    "trace (orange)%s; x: CLOCK_BOOTTIME seconds from the first kernel start%s, "
                     "%.4g to %.4g s.</p>\n<svg class=timeline width='1100' height='420' "
                     "font-size='12'>\n",
+                in->power->ncopy_iv ? ", with its memory copies and sets under them (green)" : "",
                 tl_per_node(l, nl) ? " of each node (each node's clock counts from its own boot)"
                                    : "", t0, t1);
         tl_panel(fp, l, nl, 0, t0, t1, 10, 170);

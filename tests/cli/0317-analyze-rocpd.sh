@@ -162,7 +162,7 @@ expect_exit 0 "pmc dry run, auto on ROCm 7.2" -- "$BENCHRUN" pmc "$T/auto72.conf
 expect_grep 'output csv \(auto: CSV is current before ROCm 7.13\)' "$T/out" "auto keeps CSV on 7.2"
 expect_exit 0 "power dry run, auto on ROCm 7.13" -- "$BENCHRUN" power "$T/auto713.conf" --dry-run
 expect_grep 'kernel trace output: rocpd' "$T/out" "power trace in rocpd on 7.13"
-expect_grep 'rocprofv3 --kernel-trace --output-format rocpd ' "$T/out" "tracer asked for rocpd"
+expect_grep 'rocprofv3 --kernel-trace --memory-copy-trace --output-format rocpd ' "$T/out" "tracer asked for rocpd"
 mkconf "$T/old.conf" rocpd "$T/rocm64"
 expect_exit 1 "rocpd on ROCm 6.4" -- "$BENCHRUN" pmc "$T/old.conf" --dry-run
 expect_grep 'ROCPROF_FORMAT=rocpd: rocprofv3 of ROCm 6.4 has no rocpd output' "$T/err" "rocpd needs 7.0"

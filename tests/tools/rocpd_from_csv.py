@@ -14,14 +14,18 @@ README) and filled the way rocprofv3's writer fills it (generateRocpd.cpp):
 one rocpd_kernel_dispatch row per dispatch (id = dispatch id) with its
 rocpd_event, kernel symbols carrying the registers, one rocpd_pmc_event per
 counter value joined through event_id, agents with id = absolute_index = node
-id and the agent record as JSON in extdata (lower-case agent_info names).
+id and the agent record as JSON in extdata (lower-case agent_info names),
+one rocpd_memory_copy row per PREFIX_memory_copy_trace.csv row (name = its
+Direction, size = its Bytes column or 0: rocprofv3's CSV has no size; the
+host side a CPU agent) with its event.
 
 --rocpd2csv: write instead what `rocpd2csv` (rocpd convert) makes of that
 database: the same file names, counter_collection with rocpd's column order
 (Pid first, holding the guid) and kernel_trace with a leading Guid column,
 both with ROCm 7.1.1's title-case names (Lds_Block_Size, Vgpr_Count, ...),
-every row read back through the database's own views (counters_collection,
-kernels). Other files (counters.json, expected.json, telemetry) are copied.
+memory_copy_trace with a leading Guid (rocpd's csv.cpp), every row read back
+through the database's own views (counters_collection, kernels,
+memory_copies). Other files (counters.json, expected.json, telemetry) are copied.
 
 --sample DB: a small database of two dispatches with two counters each
 (512-byte pages), the seed of the fuzz_rocpd target (tests/fuzz/run-all.sh).
@@ -38,7 +42,8 @@ SCHEMA = os.path.join(HERE, "..", "fixtures", "amd", "rocpd", "schema")
 SCHEMA_FILES = ("rocpd_tables.sql", "rocpd_views.sql", "data_views.sql")
 GUID = "00000450-565d-765d-bc41-19a2073d19ee"
 UUID = "_" + GUID.replace("-", "_")
-SUFFIXES = ("_counter_collection.csv", "_kernel_trace.csv", "_agent_info.csv")
+SUFFIXES = ("_counter_collection.csv", "_kernel_trace.csv", "_agent_info.csv",
+            "_memory_copy_trace.csv")
 
 
 def split_row(line, ncols, free):
@@ -187,6 +192,27 @@ class Writer:
         self.db.execute("INSERT INTO %s (event_id, pmc_id, value) VALUES (?, ?, ?)" % t("pmc_event"),
                         (d["event"], self.pmc[name], value))
 
+    def copy(self, r):
+        """r: a memory_copy_trace.csv row (dict)."""
+        src, dst = agent_number(r["Source_Agent_Id"]), agent_number(r["Destination_Agent_Id"])
+        host = {"MEMORY_COPY_HOST_TO_DEVICE": src, "HOST_TO_DEVICE": src,
+                "MEMORY_COPY_DEVICE_TO_HOST": dst, "DEVICE_TO_HOST": dst}.get(r["Direction"])
+        for node in (src, dst):
+            if node not in self.agents:
+                row = gpu_agent_row(node)
+                if node == host:
+                    row["Agent_Type"] = "CPU"
+                self.agent(row)
+        corr = int(r.get("Correlation_Id", 0) or 0)
+        cur = self.db.execute(
+            "INSERT INTO %s (category_id, stack_id, parent_stack_id, correlation_id) VALUES (?, ?, ?, ?)"
+            % t("event"), (self.string("MEMORY_COPY"), corr, corr, corr))
+        self.db.execute(
+            "INSERT INTO %s (nid, pid, tid, start, end, name_id, dst_agent_id, src_agent_id, size, "
+            "event_id) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)" % t("memory_copy"),
+            (self.pid, self.tid, int(r["Start_Timestamp"]), int(r["End_Timestamp"]),
+             self.string(r["Direction"]), dst, src, int(r.get("Bytes") or 0), cur.lastrowid))
+
     def close(self):
         self.db.commit()
         self.db.close()
@@ -227,6 +253,7 @@ def write_db(prefix, files, out):
     cc = read_csv(files["_counter_collection.csv"])[1] if "_counter_collection.csv" in files else []
     kt = read_csv(files["_kernel_trace.csv"])[1] if "_kernel_trace.csv" in files else []
     ai = read_csv(files["_agent_info.csv"])[1] if "_agent_info.csv" in files else []
+    mc = read_csv(files["_memory_copy_trace.csv"])[1] if "_memory_copy_trace.csv" in files else []
     w = Writer(out)
     first = cc[0] if cc else kt[0] if kt else None
     pid = int(first.get("Process_Id", first.get("Thread_Id", 1))) if first else 1
@@ -252,6 +279,8 @@ def write_db(prefix, files, out):
             w.dispatch(d)
             done.add(d["id"])
         w.counter(d, r["Counter_Name"], float(r["Counter_Value"]))
+    for r in mc:
+        w.copy(r)
     w.close()
 
 
@@ -265,6 +294,10 @@ KT2_HEAD = ["Guid", "Kind", "Agent_Id", "Queue_Id", "Stream_Id", "Thread_Id", "D
             "Kernel_Name", "Correlation_Id", "Start_Timestamp", "End_Timestamp", "Lds_Block_Size",
             "Scratch_Size", "Vgpr_Count", "Accum_Vgpr_Count", "Sgpr_Count", "Workgroup_Size_X",
             "Workgroup_Size_Y", "Workgroup_Size_Z", "Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"]
+
+
+MC2_HEAD = ["Guid", "Kind", "Direction", "Stream_Id", "Source_Agent_Id", "Destination_Agent_Id",
+            "Correlation_Id", "Start_Timestamp", "End_Timestamp"]
 
 
 def fmt_value(v):
@@ -295,6 +328,13 @@ def write_rocpd2csv(db_path, prefix):
             for r in rows:
                 f.write('"%s","KERNEL_DISPATCH","Agent %d",%d,%d,%d,%d,%d,"%s",%d,%d,%d,%d,%d,%d,%d,%d,'
                         '%d,%d,%d,%d,%d,%d\n' % r)
+    rows = db.execute("SELECT guid, name, COALESCE(stream_id, 0), src_agent_abs_index, dst_agent_abs_index, "
+                      "COALESCE(corr_id, 0), start, end FROM memory_copies ORDER BY start").fetchall()
+    if rows:
+        with open(prefix + "_memory_copy_trace.csv", "w", encoding="utf-8") as f:
+            f.write(head(MC2_HEAD))
+            for r in rows:
+                f.write('"%s","MEMORY_COPY","%s",%d,"Agent %d","Agent %d",%d,%d,%d\n' % r)
     db.close()
 
 

@@ -220,13 +220,14 @@ static void test_rocprofv3_argv(void **state)
     assert_int_equal(c->pmc_argv(&req, &a), 0);
     char *q = strv_quoted(&a);
     assert_string_equal(q, "rocprofv3 --pmc SQ_WAVES GRBM_GUI_ACTIVE --kernel-trace "
-                           "--output-format csv -d /r/p1 -o p1 --");
+                           "--memory-copy-trace --output-format csv -d /r/p1 -o p1 --");
     free(q);
     strv_free(&a);
     req.per_process = true;
     assert_int_equal(c->trace_argv(&req, &a), 0);
     q = strv_quoted(&a);
-    assert_string_equal(q, "rocprofv3 --kernel-trace --output-format csv -d /r/p1 -o p1_%pid% --");
+    assert_string_equal(q, "rocprofv3 --kernel-trace --memory-copy-trace --output-format csv -d /r/p1 "
+                           "-o p1_%pid% --");
     free(q);
     strv_free(&a);
 
