@@ -1,12 +1,14 @@
 /* checks.c - the data checks of METRICS.md §8, each a warning in
  * mx_result.warn (never silently dropped): missing passes, counters with no
- * data, pass clocks outside the plausible range or far from the clock used,
+ * data, pass clocks outside the plausible range or far from the clock used
+ * (clockcheck.c),
  * kernel time without counters and lost launches, truncated files, kernel
  * time spread across passes, kernels over a physical limit (the profile's
  * "checks"), and the GRBM clock fallback. Thresholds are the profile's
  * CHECK_* constants (a check whose constant is absent is skipped). */
 #include "metrics/mx_int.h"
 
+#include "read/rpconst.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -38,33 +40,13 @@ static void check_counters(struct mx_ctx *x, const struct mx_passdef *defs, int 
         }
         mp->missing = xcalloc((size_t)defs[i].ncounters + 1, sizeof(char *));
         for (int c = 0; c < defs[i].ncounters; c++)
-            if (!column_has_data(ps, defs[i].counters[c])) {
+            if (!rp_is_constant_field(defs[i].counters[c]) &&   /* not a counter (rpconst.h) */
+                !column_has_data(ps, defs[i].counters[c])) {
                 mp->missing[mp->nmissing++] = xstrdup(defs[i].counters[c]);
                 mx_warn(x->res, "counter %s (pass %s): no data: the metrics using it are empty",
                         defs[i].counters[c], defs[i].name);
             }
     }
-}
-
-/* Pass clock (whole-run clock_MHz_<pass>) in range and near the clock used. */
-static void check_pass_clock(struct mx_ctx *x, struct mx_pass *mp)
-{
-    const struct arch_profile *ap = x->ap;
-    double lo = arch_const(ap, "CHECK_CLOCK_MIN_MHZ"), hi = arch_const(ap, "CHECK_CLOCK_MAX_MHZ");
-    double rlo = arch_const(ap, "CHECK_CLOCK_RATIO_MIN"), rhi = arch_const(ap, "CHECK_CLOCK_RATIO_MAX");
-    double c = mp->eff_clock_MHz;
-    if (isnan(c))
-        return;
-    if (!isnan(lo) && !isnan(hi) && (c < lo || c > hi))
-        mx_warn(x->res, "pass %s: effective clock %.0f MHz (%s) is outside %.0f-%.0f MHz",
-                mp->name, c, arch_cycle_counter(ap), lo, hi);
-    double used = x->res->clock_mhz;
-    mp->gui_excess_pct = used > 0 && c > 0 ? 100 * (1 - used / c) : NAN;
-    if (!isnan(used) && used > 0 && !isnan(rlo) && !isnan(rhi) &&
-        (c < rlo * used || c > rhi * used))
-        mx_warn(x->res, "pass %s: effective clock %.0f MHz is outside %.1f-%.1fx the clock used "
-                "(%.0f MHz): clock mismatch between the power run and the PMC runs?", mp->name, c,
-                rlo, rhi, used);
 }
 
 static void check_launches(struct mx_ctx *x, const struct rp_pass *ps, struct mx_pass *mp)
@@ -152,6 +134,7 @@ static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int nde
         mp->label = (int)p < ndefs ? defs[p].label : NULL;
         mp->present = ps->present;
         mp->eff_clock_MHz = mp->uncounted_pct = mp->gui_excess_pct = mp->perf_s = NAN;
+        mp->judged_clock_MHz = NAN;
         if (!ps->present)
             continue;
         mp->time_ms = ps->dur_ns_total / 1e6;
@@ -161,7 +144,7 @@ static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int nde
         char *col = xasprintf("clock_MHz_%s", ps->name);
         mp->eff_clock_MHz = mx_value(res, res->nk, mx_metric_index(x->ap, col));
         free(col);
-        check_pass_clock(x, mp);
+        mx_check_pass_clock(x, p, mp);
         check_launches(x, ps, mp);
         double work = work_ms(x, ps, &mp->comm_ms);
         if (mp->instrumented)   /* slower by design: its time is not the app's */

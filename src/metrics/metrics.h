@@ -64,6 +64,12 @@ struct mx_pass {
     double gui_excess_pct;         /* share of GRBM_GUI_ACTIVE cycles outside kernel time x
                                       clock: 100 (1 - clock used / eff_clock_MHz); NaN
                                       without a clock */
+    /* The clock the range check judged (clockcheck.c): Σ cycles / Σ time of
+     * the kernels long enough for counter mode's per-launch overhead not to
+     * matter, or of every kernel (judged_on says which). */
+    double judged_clock_MHz;
+    uint32_t judged_kernels;
+    const char *judged_on;         /* static text, NULL when not judged */
     uint32_t nmissing;             /* counters of the pass definition with no data */
     char **missing;
     char *perf;                    /* --perf-regex: last matching line of the pass output */

@@ -1,7 +1,7 @@
 /* mx_int.h - internals shared by the metric engine's files (engine.c: slots
  * and evaluation; rows.c: rows, engine variables, time shares, top kernels;
- * checks.c: METRICS.md §8 data checks; timebase.c: the kernel times rates
- * divide by). Not a public interface. */
+ * checks.c: METRICS.md §8 data checks, clockcheck.c the pass clock's;
+ * timebase.c: the kernel times rates divide by). Not a public interface. */
 #ifndef BR_METRICS_MX_INT_H
 #define BR_METRICS_MX_INT_H
 
@@ -50,6 +50,8 @@ void mx_fill_slots(const struct mx_ctx *x, uint32_t r, double *slot);
 /* rows.c */
 void mx_pick_rows(struct mx_ctx *x);
 void mx_fill_vars(struct mx_ctx *x);
+/* clockcheck.c: pass p's clock judged against the profile's limits */
+void mx_check_pass_clock(struct mx_ctx *x, uint32_t p, struct mx_pass *mp);
 /* checks.c */
 void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, double *slot);
 

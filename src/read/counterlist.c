@@ -7,6 +7,7 @@
  */
 #include "read/counterlist.h"
 
+#include "read/rpconst.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -27,17 +28,10 @@ struct cl_parser {
 };
 
 /* Hardware constants listed among the counters (rocprofiler-sdk derived
- * counter definitions): not collectable counters. */
-static const char *const cl_constants[] = {
-    "CU_NUM", "SE_NUM", "SIMD_NUM", "XCC_NUM", "MAX_WAVE_SIZE", "GRBM_COUNT_NUM", NULL
-};
-
+ * counter definitions): not collectable counters (read/rpconst.h). */
 static bool is_constant_name(const char *s)
 {
-    for (int i = 0; cl_constants[i]; i++)
-        if (strcmp(cl_constants[i], s) == 0)
-            return true;
-    return false;
+    return rp_is_constant_field(s);
 }
 
 static bool is_number(const char *s)

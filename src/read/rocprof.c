@@ -12,6 +12,7 @@
 #include "read/csv.h"
 #include "read/rocpd.h"
 #include "read/rpagg.h"
+#include "read/rpconst.h"
 #include "read/rplayout.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -539,6 +540,7 @@ int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass
         run->passes[i].name = xstrdup(pass_names[i]);
     int rc = load_passes(run, pmc_dir, nthreads);
     for (size_t i = 0; i < npasses; i++) {
+        rp_pass_drop_constants(&run->passes[i]);
         pass_rows(&run->passes[i], run->names.n);
         pass_totals(&run->passes[i]);
     }
@@ -553,6 +555,7 @@ static void pass_release(struct rp_pass *p)
     rp_strv_free(p->files);
     free(p->layout);
     rp_strv_free(p->counters);
+    rp_strv_free(p->constants);
     free(p->launches);
     free(p->dur_ns);
     free(p->csum);

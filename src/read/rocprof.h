@@ -90,6 +90,10 @@ struct rp_pass {
     char *bad_value_at;         /* the first, "file:line: 'text' is why" */
     uint64_t dup_rows;          /* counter rows repeated for one launch, left out */
     char *dup_row_at;           /* the first, "file:line" */
+    /* Constant fields found among the counter names (read/rpconst.h: CU_NUM,
+     * processor_id_low, ...), left out of counters; NULL-terminated. */
+    uint32_t nconstants;
+    char **constants;
 };
 
 /* agent_info.csv: the first GPU row, as text, looked up by column name. */

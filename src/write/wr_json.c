@@ -87,6 +87,10 @@ static json_t *pass_object(const struct mx_result *res, const struct wr_info *in
         "truncated_lines", (json_int_t)mp->truncated, "perf", jstr(mp->perf));
     json_object_update(o, more);
     json_decref(more);
+    /* the clock the range check judged (metrics/clockcheck.c) */
+    json_object_set_new(o, "clock_judged_MHz", jnum(mp->judged_clock_MHz));
+    json_object_set_new(o, "clock_judged_on", jstr(mp->judged_on));
+    json_object_set_new(o, "clock_judged_kernels", json_integer(mp->judged_kernels));
     return o;
 }
 
@@ -191,8 +195,12 @@ static json_t *inputs_object(const struct wr_info *in)
         json_t *files = json_array();
         for (uint32_t f = 0; f < ps->nfiles; f++)
             json_array_append_new(files, jstr(ps->files[f]));
-        json_array_append_new(passes, json_pack("{s:o, s:o, s:I, s:o}", "name", jstr(ps->name),
-            "layout", jstr(ps->layout), "processes", (json_int_t)ps->nsets, "files", files));
+        json_t *consts = json_array();   /* constant fields left out of the counters */
+        for (uint32_t c = 0; c < ps->nconstants; c++)
+            json_array_append_new(consts, jstr(ps->constants[c]));
+        json_array_append_new(passes, json_pack("{s:o, s:o, s:I, s:o, s:o}", "name", jstr(ps->name),
+            "layout", jstr(ps->layout), "processes", (json_int_t)ps->nsets, "files", files,
+            "constant_fields", consts));
     }
     for (char *const *t = in->telemetry; t && *t; t++)
         json_array_append_new(tel, jstr(*t));

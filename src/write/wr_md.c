@@ -408,8 +408,18 @@ static void inputs(FILE *fp, const struct mx_result *res, const struct wr_info *
             num(res->clock_mhz, b), wr_clock_source(res));
     if (res->clock_src == MX_CLOCK_SAMPLED)
         fprintf(fp, ", %llu samples inside kernels", (unsigned long long)in->clock.samples_running);
-    fprintf(fp, "\n- kernels: %u; top kernels by the %s time share\n\n", res->nk,
+    fprintf(fp, "\n- kernels: %u; top kernels by the %s time share\n", res->nk,
             res->share_from_power ? "power-run kernel trace" : "counter passes");
+    for (uint32_t p = 0; p < in->run->npasses; p++) {
+        const struct rp_pass *ps = &in->run->passes[p];
+        if (!ps->nconstants)
+            continue;
+        fprintf(fp, "- pass %s: ", ps->name);
+        for (uint32_t c = 0; c < ps->nconstants; c++)   /* read/rpconst.h */
+            fprintf(fp, "%s`%s`", c ? ", " : "", ps->constants[c]);
+        fputs(": constant fields of the GPU, not counters; left out of the counters\n", fp);
+    }
+    fputc('\n', fp);
 }
 
 static void all_metrics(FILE *fp, const struct mx_result *res)
@@ -435,23 +445,30 @@ static void passes(FILE *fp, const struct mx_result *res, const struct wr_info *
 {
     char b[5][32], present[64];
     fprintf(fp, "## benchrun: per-pass details\n\n");
-    fprintf(fp, "| pass | present | kernel time ms | launches | eff clock MHz | time without counters %% "
-                "| lost launches | truncated lines | perf |\n|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(fp, "| pass | present | kernel time ms | launches | eff clock MHz | judged clock MHz | "
+                "time without counters %% | lost launches | truncated lines | perf |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
     for (uint32_t p = 0; p < res->npasses; p++) {
         const struct mx_pass *mp = &res->pass[p];
         snprintf(present, sizeof(present), "%s", mp->present ? "yes" : "no");
         if (mp->present && mp->instrumented)   /* its rates use the other passes' time */
             snprintf(present, sizeof(present), "yes (instrumented: kernels %.3gx slower)",
                      mp->slowdown);
-        fprintf(fp, "| %s | %s | %s | %s | %s | %s | %llu | %llu | ", mp->name,
-                present, num(mp->present ? mp->time_ms : NAN, b[0]),
+        fprintf(fp, "| %s | %s | %s | %s | %s | %s", mp->name, present,
+                num(mp->present ? mp->time_ms : NAN, b[0]),
                 num(mp->present ? mp->launches : NAN, b[1]), num(mp->eff_clock_MHz, b[2]),
-                num(mp->uncounted_pct, b[3]), (unsigned long long)mp->lost_launches,
-                (unsigned long long)mp->truncated);
+                num(mp->judged_clock_MHz, b[4]));
+        if (mp->judged_on && isfinite(mp->judged_clock_MHz))
+            fprintf(fp, " (%s: %u)", mp->judged_on, mp->judged_kernels);
+        fprintf(fp, " | %s | %llu | %llu | ", num(mp->uncounted_pct, b[3]),
+                (unsigned long long)mp->lost_launches, (unsigned long long)mp->truncated);
         md(fp, mp->perf ? mp->perf : "(no match)");
         fputs(" |\n", fp);
     }
-    fprintf(fp, "\nperf: the last line matching `%s` in the pass folder's log.*, *.txt, *.log.\n\n",
+    fprintf(fp, "\nperf: the last line matching `%s` in the pass folder's log.*, *.txt, *.log. "
+                "judged clock: what the clock check compares with its limits, over the kernels whose "
+                "launches are long enough for counter mode's per-launch cycles not to matter (long "
+                "kernels), else every kernel with those cycles bounded (README, Warnings).\n\n",
             in->perf_regex);
 }
 

@@ -36,7 +36,8 @@ run=$(ls -d "$T"/results/pmc-local-*)
 npass=$(python3 -c "import json;print(len(json.load(open('$run/counters.json'))['passes']))")
 [ "$npass" -ge 6 ] && pass "counters.json lists $npass passes" || fail "counters.json: $npass passes"
 for p in $(python3 -c "import json;print(' '.join(p['name'] for p in json.load(open('$run/counters.json'))['passes']))"); do
-    for f in "${p}_counter_collection.csv" "${p}_kernel_trace.csv" LABEL "rocprof.$p.txt" app.log; do
+    for f in "${p}_counter_collection.csv" "${p}_kernel_trace.csv" "${p}_memory_copy_trace.csv" LABEL \
+             "rocprof.$p.txt" app.log; do
         [ -s "$run/$p/$f" ] || fail "$p/$f missing"
     done
     expect_grep "^pass $p: rc=0, [0-9.]+ s, 1 counter file" "$T/out" "pass $p reported"
@@ -90,6 +91,8 @@ for f in profiling_result_fake_0.csv clock_ref.txt app.txt run_info.txt run.json
     [ -s "$run/$f" ] && pass "power: $f" || fail "power: $f missing"
 done
 ls "$run"/ktrace_fake/fake_kernel_trace.csv >/dev/null 2>&1 && pass "kernel trace in ktrace_fake/" || fail "no ktrace"
+[ -s "$run/ktrace_fake/fake_memory_copy_trace.csv" ] && pass "memory copy trace beside it (--memory-copy-trace)" \
+    || fail "no memory copy trace in ktrace_fake/"
 expect_grep '^  samples +[1-9][0-9]* in 1 telemetry file' "$T/out" "samples in summary"
 expect_grep '^  kernels traced +4 in 1 trace file' "$T/out" "kernels traced"
 expect_grep '^  alignment +clock_ref boottime [0-9]+ ns; first sample [+-][0-9.]+ s; first kernel \+[0-9.]+ s' \

@@ -413,6 +413,69 @@ static void test_pass_checks(void **st)
     fx_free(&f);
 }
 
+/* The pass clock check (clockcheck.c): counter mode adds ~16k GRBM cycles per
+ * launch. Kernel A: 10 launches of 1 ms at 2100 MHz, 2.116M cycles each
+ * (2116 MHz read); kernel B: 200 launches of 6 us, 12.6k + 16k = 28.6k cycles
+ * each (4766.7 MHz). The pass reads (21.16M + 5.72M) / 11.2 ms = 2400 MHz,
+ * over 2200: the seed's rule warns. Judged on A alone (2.116M >= 18000 x 100 /
+ * 3 = 600k cycles per launch): 2116 MHz, no warning. */
+static void clock_run(struct fx *f, double a_mhz, double b_mhz, bool with_a)
+{
+    static const char *const names[2] = { "Cijk_Ailk_Bljk_BBS_BH_MT256x256", "elementwise_add" };
+    fx_init(f, 2, names);
+    for (int p = 0; p < 6; p++) {
+        if (with_a)
+            dur(f, p, 0, 1e7, 10);
+        dur(f, p, 1, 1.2e6, 200);
+    }
+    if (with_a)
+        rate(f, 0, "GRBM_GUI_ACTIVE", 8 * a_mhz / 1000);
+    rate(f, 1, "GRBM_GUI_ACTIVE", 8 * b_mhz / 1000);
+}
+
+static void test_clock_overhead(void **st)
+{
+    (void)st;
+    struct fx f;
+    clock_run(&f, 2116, 28600.0 / 6, true);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    NEAR(f.res.pass[0].eff_clock_MHz, 2400);            /* the seed's figure stays */
+    NEAR(f.res.pass[0].judged_clock_MHz, 2116);
+    assert_int_equal(f.res.pass[0].judged_kernels, 1);
+    assert_string_equal(f.res.pass[0].judged_on, "long kernels");
+    assert_false(has_warning(&f.res, "effective clock", NULL));
+    fx_free(&f);
+
+    /* A at 900 MHz (900k cycles per launch, still judged): named, B left out */
+    clock_run(&f, 900, 28600.0 / 6, true);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_true(has_warning(&f.res, "pass 01_fp64_flops: effective clock 900 MHz (GRBM_GUI_ACTIVE / N_XCC) "
+                            "is outside 1000-2200 MHz: Cijk_Ailk_Bljk_BBS_BH_MT256x256 900 MHz (1000.0 us "
+                            "per launch); judged on its 1 kernel(s) with launches of at least 600k cycles "
+                            "(89.3% of its kernel time); shorter ones left out: counter mode adds up to 18k "
+                            "cycles to each launch (1 kernel(s))", NULL));
+    fx_free(&f);
+
+    /* B alone: no kernel that long, the overhead bounded: 4766.7 MHz read,
+     * at least (5.72M - 200 x 18k) / 1.2 ms = 1766.7: in range, no warning */
+    clock_run(&f, 0, 28600.0 / 6, false);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_string_equal(f.res.pass[0].judged_on, "every kernel, overhead bounded");
+    assert_false(has_warning(&f.res, "effective clock", NULL));
+    fx_free(&f);
+
+    /* B at 9000 MHz (54k cycles per 6 us launch): at least (10.8M - 3.6M) /
+     * 1.2 ms = 6000 MHz: over 2200 whatever the overhead; and 4x the clock used */
+    clock_run(&f, 0, 9000, false);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_true(has_warning(&f.res, "pass 01_fp64_flops: effective clock 6000 MHz (GRBM_GUI_ACTIVE / N_XCC, "
+                            "at least) is outside 1000-2200 MHz: elementwise_add 9000 MHz (6.0 us per "
+                            "launch); no kernel has launches of 600k cycles or more, so all 1 are judged",
+                            NULL));
+    assert_true(has_warning(&f.res, "01_fp64_flops", "0.8-2.0x the clock used (1500 MHz) (clock mismatch"));
+    fx_free(&f);
+}
+
 /* A pass whose counters patch the kernel code (CUPTI's SASS metrics) runs
  * every kernel slower with the same counts: its rates divide by the other
  * passes' time per launch x its launches, and it is out of the time spread. */
@@ -661,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_missing_pass_and_counter),
         cmocka_unit_test(test_over_limit),
         cmocka_unit_test(test_pass_checks),
+        cmocka_unit_test(test_clock_overhead),
         cmocka_unit_test(test_instrumented_pass),
         cmocka_unit_test(test_comm_kernels_out_of_spread),
         cmocka_unit_test(test_top_n_and_labels),

@@ -487,6 +487,52 @@ static void test_missing_attr_columns(void **st)
     free(g_dir);
 }
 
+/* Constant fields among the counter rows (rpconst.h) are no counters: left
+ * out of the columns, named in constants; the counters beside them keep their
+ * sums (k: SQ_WAVES 10 + 30 = 40, GRBM 800 + 2400 = 3200; g: 7, 500). */
+static void test_constant_fields(void **st)
+{
+    (void)st;
+    g_dir = tmpdir_new("rpconst");
+    struct strbuf a;
+    sb_init(&a);
+    sb_adds(&a, CC64_H);
+    cc_row(&a, 1, "k", 28, 4, "CU_NUM", 304, 1000, 1100);
+    cc_row(&a, 1, "k", 28, 4, "SQ_WAVES", 10, 1000, 1100);
+    cc_row(&a, 1, "k", 28, 4, "processor_id_low", 2147487744.0, 1000, 1100);
+    cc_row(&a, 1, "k", 28, 4, "GRBM_GUI_ACTIVE", 800, 1000, 1100);
+    cc_row(&a, 2, "k", 28, 4, "CU_NUM", 304, 2000, 2300);
+    cc_row(&a, 2, "k", 28, 4, "SQ_WAVES", 30, 2000, 2300);
+    cc_row(&a, 2, "k", 28, 4, "processor_id_low", 2147487744.0, 2000, 2300);
+    cc_row(&a, 2, "k", 28, 4, "GRBM_GUI_ACTIVE", 2400, 2000, 2300);
+    cc_row(&a, 3, "g", 16, 0, "GRBM_GUI_ACTIVE", 500, 3000, 3050);   /* a second row of kernels */
+    cc_row(&a, 3, "g", 16, 0, "CU_NUM", 304, 3000, 3050);
+    cc_row(&a, 3, "g", 16, 0, "SQ_WAVES", 7, 3000, 3050);
+    put("01_x/01_x_counter_collection.csv", a.buf);
+    sb_release(&a);
+    const char *passes[] = { "01_x" };
+    struct rp_run run;
+    assert_int_equal(rp_run_load(&run, g_dir, passes, 1, 1), 0);
+    struct rp_pass *p = &run.passes[0];
+    assert_int_equal(p->ncounters, 2);
+    assert_string_equal(p->counters[0], "SQ_WAVES");
+    assert_string_equal(p->counters[1], "GRBM_GUI_ACTIVE");
+    assert_null(p->counters[2]);
+    assert_int_equal(p->nconstants, 2);
+    assert_string_equal(p->constants[0], "CU_NUM");
+    assert_string_equal(p->constants[1], "processor_id_low");
+    uint32_t k = intern_find(&run.names, "k", 1);
+    assert_true(p->csum[k * 2] == 40 && p->csum[k * 2 + 1] == 3200);
+    assert_true(p->crows[k * 2] == 2 && p->crows[k * 2 + 1] == 2);
+    assert_int_equal(p->launches[k], 2);
+    assert_true(p->dur_ns[k] == 400);
+    uint32_t g = intern_find(&run.names, "g", 1);
+    assert_true(p->csum[g * 2] == 7 && p->csum[g * 2 + 1] == 500);
+    rp_run_release(&run);
+    assert_int_equal(tmpdir_remove(g_dir), 0);
+    free(g_dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_rocpd2csv),
         cmocka_unit_test(test_missing_attr_columns),
         cmocka_unit_test(test_agent_info_rows),
+        cmocka_unit_test(test_constant_fields),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
