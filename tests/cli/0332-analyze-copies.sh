@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0330-analyze-copies: memory copies through analyze. A generated pmc + power
+# 0332-analyze-copies: memory copies through analyze. A generated pmc + power
 # run gets the copy trace of tests/fixtures/nvidia/copy-step (shaped like the
 # H200's copy_step.py 1 6, docs/validation.md §8: 6 device copies of 1 GiB in
 # 3.021 ms, 1 GiB H2D and D2H of 19.4 ms, a 1 GiB set of 0.232 ms) beside the
