@@ -52,6 +52,8 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
 /* Numeric cell of metric m in row r as the CSVs write it: Python repr() of
  * the float, an integer, "nan", or "" (mx_cell_kind); buf of 32 bytes. */
 const char *wr_cell_text(const struct mx_result *res, uint32_t r, int m, char *buf);
+/* Text from the inputs (names, paths) in report.md, escaped (wr_md.c). */
+void wr_md_text(FILE *fp, const char *s);
 /* CSV field, quoted when it holds ',', '"', CR or LF ('"' doubled). */
 void wr_csv_field(FILE *fp, const char *s);
 /* Top-kernel columns: header, metric name (NULL: special), definition, and

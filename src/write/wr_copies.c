@@ -5,6 +5,7 @@
  * of every pass are listed too (they should agree: the same program). */
 #include "write/wr_copies.h"
 
+#include "util/textesc.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -67,8 +68,8 @@ json_t *wr_copies_json(const struct wr_info *in)
     for (int d = 0; d < CT_NDIR; d++)
         json_object_set_new(dirs, ct_dir_label((enum ct_dir)d), sum_object(&by[d]));
     for (uint32_t f = 0; f < cp->nfiles; f++)
-        json_array_append_new(files, json_pack("{s:s, s:s}", "file", cp->files[f], "layout",
-                                               cp->layouts[f]));
+        json_array_append_new(files, json_pack("{s:o, s:s}", "file", esc_json_string(cp->files[f]),
+                                               "layout", cp->layouts[f]));
     for (uint32_t p = 0; p < in->npass_copies; p++) {
         const struct rp_copies *pc = &in->pass_copies[p];
         if (!has_copies(pc))
@@ -76,10 +77,10 @@ json_t *wr_copies_json(const struct wr_info *in)
         struct rp_copy_sum pby[CT_NDIR], pall;
         rp_copies_sum(pc, pby, &pall);
         json_t *o = sum_object(&pall);
-        json_object_set_new(o, "pass", json_string(in->run->passes[p].name));
+        json_object_set_new(o, "pass", esc_json_string(in->run->passes[p].name));
         json_array_append_new(passes, o);
     }
-    json_t *o = json_pack("{s:s, s:o}", "source", source, "files", files);
+    json_t *o = json_pack("{s:o, s:o}", "source", esc_json_string(source), "files", files);
     json_t *tot = sum_object(&all);
     json_object_update(o, tot);
     json_decref(tot);
@@ -117,9 +118,10 @@ void wr_copies_md(FILE *fp, const struct wr_info *in)
     }
     struct rp_copy_sum by[CT_NDIR], all;
     rp_copies_sum(cp, by, &all);
-    fprintf(fp, "From the %s%s (%u file(s)). Copies and sets are not kernels: no counter pass "
-                "measures them; they count in GPU busy %%.\n\n", power ? "" : "counter pass ",
-            source, cp->nfiles);
+    fprintf(fp, "From the %s", power ? "" : "counter pass ");
+    wr_md_text(fp, source);
+    fprintf(fp, " (%u file(s)). Copies and sets are not kernels: no counter pass measures them; "
+                "they count in GPU busy %%.\n\n", cp->nfiles);
     fputs("| direction | copies | bytes | GiB | time (ms) | GB/s |\n|---|---|---|---|---|---|\n", fp);
     for (int d = 0; d < CT_NDIR; d++)
         if (by[d].copies)
@@ -129,9 +131,12 @@ void wr_copies_md(FILE *fp, const struct wr_info *in)
           "a memory set; time is the sum of the copies' own durations; GB/s = bytes / that time "
           "(`-` when a copy has no size: rocprofv3's CSV has none, its rocpd database and "
           "benchrun's NVIDIA trace do).\n", fp);
-    if (cp->unknown)
-        fprintf(fp, "\n%llu copies of a direction benchrun does not know were left out (the first: "
-                    "%s).\n", (unsigned long long)cp->unknown, cp->unknown_at);
+    if (cp->unknown) {
+        fprintf(fp, "\n%llu copies of a direction benchrun does not know were left out (the first: ",
+                (unsigned long long)cp->unknown);
+        wr_md_text(fp, cp->unknown_at);
+        fputs(").\n", fp);
+    }
     bool any = false;
     for (uint32_t p = 0; p < in->npass_copies; p++) {
         const struct rp_copies *pc = &in->pass_copies[p];
@@ -139,8 +144,9 @@ void wr_copies_md(FILE *fp, const struct wr_info *in)
             continue;
         struct rp_copy_sum pby[CT_NDIR], pall;
         rp_copies_sum(pc, pby, &pall);
-        fprintf(fp, "%s%s %llu (%llu B, %.3f ms)", any ? ", " : "\nPer counter pass: ",
-                in->run->passes[p].name, (unsigned long long)pall.copies,
+        fputs(any ? ", " : "\nPer counter pass: ", fp);
+        wr_md_text(fp, in->run->passes[p].name);
+        fprintf(fp, " %llu (%llu B, %.3f ms)", (unsigned long long)pall.copies,
                 (unsigned long long)pall.bytes, pall.time_ns / 1e6);
         any = true;
     }

@@ -80,6 +80,11 @@ static void md(FILE *fp, const char *s)
     }
 }
 
+void wr_md_text(FILE *fp, const char *s)
+{
+    md(fp, s);
+}
+
 /* A number for people: 4 significant digits, "" when missing. */
 static const char *num(double v, char *b)
 {
@@ -414,9 +419,13 @@ static void inputs(FILE *fp, const struct mx_result *res, const struct wr_info *
         const struct rp_pass *ps = &in->run->passes[p];
         if (!ps->nconstants)
             continue;
-        fprintf(fp, "- pass %s: ", ps->name);
-        for (uint32_t c = 0; c < ps->nconstants; c++)   /* read/rpconst.h */
-            fprintf(fp, "%s`%s`", c ? ", " : "", ps->constants[c]);
+        fputs("- pass ", fp);
+        md(fp, ps->name);
+        fputs(": ", fp);
+        for (uint32_t c = 0; c < ps->nconstants; c++) {   /* read/rpconst.h */
+            fputs(c ? ", " : "", fp);
+            md(fp, ps->constants[c]);
+        }
         fputs(": constant fields of the GPU, not counters; left out of the counters\n", fp);
     }
     fputc('\n', fp);
