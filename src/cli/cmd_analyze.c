@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 
 #include "metrics/metrics.h"
+#include "read/cuptijson.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/fsutil.h"
@@ -672,6 +673,24 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
     return 0;
 }
 
+/* What the NVIDIA collector's companion files say about launches without
+ * counters, one warning per pass (read/cuptijson.h). */
+static void collector_notes(struct an_state *s)
+{
+    for (uint32_t p = 0; p < s->run.npasses; p++) {
+        const struct rp_pass *ps = &s->run.passes[p];
+        struct cj_pass cj;
+        memset(&cj, 0, sizeof(cj));
+        if (ps->dir && fs_is_dir(ps->dir) && cj_read_pass(&cj, ps->dir) > 0) {
+            char *msg = cj_describe(&cj, ps->name);
+            if (msg)
+                mx_warn(&s->res, "%s", msg);
+            free(msg);
+        }
+        cj_release(&cj);
+    }
+}
+
 static int run_analysis(const struct an_opts *o, struct an_state *s)
 {
     if (load_inputs(o, s) < 0)
@@ -695,6 +714,7 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
     if (mx_compute(&s->res, s->ap, &s->run, wi.power, s->passes.d, s->passes.n, &mo) < 0 ||
         perf_lines(o, &s->res) < 0)
         return -1;
+    collector_notes(s);
     progress(o, "writing");
     if (wr_set_begin(s->out_dir, &s->tmp_dir) < 0)
         return -1;

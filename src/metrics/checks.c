@@ -194,5 +194,6 @@ void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, doubl
     check_counters(x, defs, ndefs);
     pass_checks(x, defs, ndefs);
     check_disjoint(x);
+    mx_check_pass_cover(x);
     limit_checks(x, slot);
 }

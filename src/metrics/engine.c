@@ -382,6 +382,9 @@ void mx_release(struct mx_result *res)
         free(res->pass[p].missing);
     }
     free(res->pass);
+    for (uint32_t i = 0; i < res->nmissk; i++)
+        free(res->missk[i].pass);
+    free(res->missk);
     for (size_t i = 0; i < res->nwarn; i++)
         free(res->warn[i]);
     free(res->warn);

@@ -77,6 +77,12 @@ struct mx_pass {
                                       NaN without a match or a group */
 };
 
+/* A kernel missing from some passes (passcover.c). */
+struct mx_missk {
+    uint32_t row;                  /* kernel row */
+    uint32_t npass, *pass;         /* the passes (run->passes indices) without it */
+};
+
 /* How a numeric cell is written: a number ("nan" when NaN), an integer, or
  * empty (the metric does not apply to the row). */
 enum mx_cell { MX_CELL_NUM, MX_CELL_INT, MX_CELL_EMPTY };
@@ -105,6 +111,8 @@ struct mx_result {
     enum mx_clock_src clock_src;
     double clock_mhz;              /* NaN for the per-row fallback */
     uint32_t power_only_kernels;   /* power-run kernels with no counter data */
+    uint32_t nmissk;               /* kernels missing from some passes, by descending */
+    struct mx_missk *missk;        /* counter-pass time */
     size_t nwarn;
     char **warn;                   /* data checks and notes, in order found */
 };

@@ -52,6 +52,8 @@ void mx_pick_rows(struct mx_ctx *x);
 void mx_fill_vars(struct mx_ctx *x);
 /* clockcheck.c: pass p's clock judged against the profile's limits */
 void mx_check_pass_clock(struct mx_ctx *x, uint32_t p, struct mx_pass *mp);
+/* passcover.c: kernels missing from some passes */
+void mx_check_pass_cover(struct mx_ctx *x);
 /* checks.c */
 void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, double *slot);
 

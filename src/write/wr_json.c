@@ -94,6 +94,23 @@ static json_t *pass_object(const struct mx_result *res, const struct wr_info *in
     return o;
 }
 
+/* Kernels missing from some passes (metrics/passcover.c), the 50 largest. */
+static json_t *missing_array(const struct mx_result *res, const struct wr_info *in)
+{
+    json_t *a = json_array();
+    int ms = mx_metric_index(res->ap, "time_share_pct");
+    for (uint32_t i = 0; i < res->nmissk && i < 50; i++) {
+        const struct mx_missk *m = &res->missk[i];
+        json_t *passes = json_array();
+        for (uint32_t p = 0; p < m->npass; p++)
+            json_array_append_new(passes, jstr(in->run->passes[m->pass[p]].name));
+        json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o}", "kernel", jstr(res->shortname[m->row]),
+            "kernel_full_name", jstr(res->full[m->row]), "missing_from", passes,
+            "time_share_pct", jnum(mx_value(res, m->row, ms))));
+    }
+    return a;
+}
+
 static json_t *checks_object(const struct mx_result *res, const struct wr_info *in)
 {
     json_t *ps = json_array();
@@ -102,8 +119,11 @@ static json_t *checks_object(const struct mx_result *res, const struct wr_info *
     json_t *w = json_array();
     for (size_t i = 0; i < res->nwarn; i++)
         json_array_append_new(w, jstr(res->warn[i]));
-    return json_pack("{s:o, s:o, s:o}", "passes", ps, "kernel_time_spread_pct",
-                     jnum(res->time_spread_pct), "warnings", w);
+    json_t *o = json_pack("{s:o, s:o, s:o}", "passes", ps, "kernel_time_spread_pct",
+                          jnum(res->time_spread_pct), "warnings", w);
+    json_object_set_new(o, "kernels_missing_from_passes", missing_array(res, in));
+    json_object_set_new(o, "kernels_missing_from_passes_count", json_integer(res->nmissk));
+    return o;
 }
 
 /* A percentage rounded to one decimal, as the seed lists GPU busy per GPU. */

@@ -476,6 +476,48 @@ static void test_clock_overhead(void **st)
     fx_free(&f);
 }
 
+/* Kernels missing from some passes (passcover.c): A in every pass, B not in
+ * 04_cu_util, C (the shortest) not in 03_fp16_instmix and 06_hbm_write. The
+ * list goes by counter-pass time (B before C) and names the passes. */
+static void test_pass_cover(void **st)
+{
+    (void)st;
+    static const char *const names[3] = { "kern_a", "kern_b", "kern_c" };
+    struct fx f;
+    fx_init(&f, 3, names);
+    for (int p = 0; p < 6; p++) {
+        dur(&f, p, 0, 1e6, 10);
+        if (p != 3)
+            dur(&f, p, 1, 5e5, 10);
+        if (p != 2 && p != 5)
+            dur(&f, p, 2, 2.5e5, 10);
+    }
+    for (int k = 0; k < 3; k++)
+        rate(&f, k, "GRBM_GUI_ACTIVE", 8 * CYC);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_int_equal(f.res.nmissk, 2);
+    assert_string_equal(f.res.shortname[f.res.missk[0].row], "kern_b");
+    assert_int_equal(f.res.missk[0].npass, 1);
+    assert_int_equal(f.res.missk[0].pass[0], 3);
+    assert_string_equal(f.res.shortname[f.res.missk[1].row], "kern_c");
+    assert_int_equal(f.res.missk[1].npass, 2);
+    assert_true(f.res.missk[1].pass[0] == 2 && f.res.missk[1].pass[1] == 5);
+    assert_true(has_warning(&f.res, "2 kernel(s) are missing from some passes (",
+                            "of the counter-pass time): kern_b (not in 04_cu_util), kern_c (not in "
+                            "03_fp16_instmix, 06_hbm_write); the passes did not run the same kernels"));
+    fx_free(&f);
+
+    /* the same kernels everywhere: nothing listed */
+    fx_init(&f, 3, names);
+    for (int p = 0; p < 6; p++)
+        for (int k = 0; k < 3; k++)
+            dur(&f, p, k, 1e6, 10);
+    assert_int_equal(compute(&f, MX_CLOCK_OVERRIDE), 0);
+    assert_int_equal(f.res.nmissk, 0);
+    assert_false(has_warning(&f.res, "missing from some passes", NULL));
+    fx_free(&f);
+}
+
 /* A pass whose counters patch the kernel code (CUPTI's SASS metrics) runs
  * every kernel slower with the same counts: its rates divide by the other
  * passes' time per launch x its launches, and it is out of the time spread. */
@@ -725,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_over_limit),
         cmocka_unit_test(test_pass_checks),
         cmocka_unit_test(test_clock_overhead),
+        cmocka_unit_test(test_pass_cover),
         cmocka_unit_test(test_instrumented_pass),
         cmocka_unit_test(test_comm_kernels_out_of_spread),
         cmocka_unit_test(test_top_n_and_labels),
