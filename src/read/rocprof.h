@@ -213,6 +213,8 @@ const char *rp_gpu_path(const struct rp_power *pw, const struct rp_gpu_busy *g);
 /* Sorts n [start, end) pairs by start and merges overlapping and touching
  * ones in place; returns the merged count, *len = Σ their lengths (ns). */
 size_t rp_iv_union(int64_t *se, size_t n, double *len);
+/* Appends the pair [s, e) to the interval array *v (n pairs, room for cap values). */
+void rp_iv_push(int64_t **v, size_t *cap, size_t *n, int64_t s, int64_t e);
 /* Charges the copies in pw->copies to their GPUs (rp_copy_gpus; the GPU of
  * the same file set and agent, a new one when that process traced no
  * kernel on it) and recomputes busy_ns and the spans (rpbusy.c). */

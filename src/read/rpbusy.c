@@ -74,12 +74,12 @@ static uint32_t trace_of(const struct rp_power *pw, uint32_t cf)
     return UINT32_MAX;
 }
 
-static void add_copy_iv(struct rp_power *pw, int64_t s, int64_t e)
+void rp_iv_push(int64_t **v, size_t *cap, size_t *n, int64_t s, int64_t e)
 {
-    xgrow((void **)&pw->copy_iv, &pw->copy_cap, 2 * pw->ncopy_iv + 2, sizeof(int64_t));
-    pw->copy_iv[2 * pw->ncopy_iv] = s;
-    pw->copy_iv[2 * pw->ncopy_iv + 1] = e;
-    pw->ncopy_iv++;
+    xgrow((void **)v, cap, 2 * *n + 2, sizeof(int64_t));
+    (*v)[2 * *n] = s;
+    (*v)[2 * *n + 1] = e;
+    (*n)++;
 }
 
 /* GPU b's copy union, then kernels ∪ copies and the spans. */
@@ -89,7 +89,7 @@ static void merge_gpu(struct rp_power *pw, struct rp_gpu_busy *b, struct civ *c)
     b->cv_first = pw->ncopy_iv;
     b->cv_n = n;
     for (size_t i = 0; i < n; i++)
-        add_copy_iv(pw, c->se[2 * i], c->se[2 * i + 1]);
+        rp_iv_push(&pw->copy_iv, &pw->copy_cap, &pw->ncopy_iv, c->se[2 * i], c->se[2 * i + 1]);
     size_t nk = b->iv_n;
     int64_t *all = xmalloc((nk + n + 1) * 2 * sizeof(int64_t));
     memcpy(all, pw->busy_iv + 2 * b->iv_first, nk * 2 * sizeof(int64_t));

@@ -26,15 +26,6 @@ struct ivals {               /* intervals of one (file, agent) */
     size_t n, cap;
 };
 
-/* Appends one merged busy interval to pw->busy_iv. */
-static void add_busy(struct rp_power *pw, int64_t s, int64_t e)
-{
-    xgrow((void **)&pw->busy_iv, &pw->busy_cap, 2 * pw->nbusy_iv + 2, sizeof(int64_t));
-    pw->busy_iv[2 * pw->nbusy_iv] = s;
-    pw->busy_iv[2 * pw->nbusy_iv + 1] = e;
-    pw->nbusy_iv++;
-}
-
 static void union_busy(struct ivals *iv, struct rp_gpu_busy *g, struct rp_power *pw)
 {
     size_t n = iv->n;
@@ -43,7 +34,7 @@ static void union_busy(struct ivals *iv, struct rp_gpu_busy *g, struct rp_power 
     n = rp_iv_union(iv->se, n, &g->busy_ns);
     g->iv_first = pw->nbusy_iv;
     for (size_t i = 0; i < n; i++)
-        add_busy(pw, iv->se[2 * i], iv->se[2 * i + 1]);
+        rp_iv_push(&pw->busy_iv, &pw->busy_cap, &pw->nbusy_iv, iv->se[2 * i], iv->se[2 * i + 1]);
     g->iv_n = n;
     g->agent = iv->agent;
     g->copy_file = UINT32_MAX;

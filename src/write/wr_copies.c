@@ -36,6 +36,16 @@ static const struct rp_copies *chosen(const struct wr_info *in, const char **sou
     return NULL;
 }
 
+/* Pass p's copies summed into all; false when it has none. */
+static bool pass_sum(const struct wr_info *in, uint32_t p, struct rp_copy_sum *all)
+{
+    struct rp_copy_sum by[CT_NDIR];
+    if (!has_copies(&in->pass_copies[p]))
+        return false;
+    rp_copies_sum(&in->pass_copies[p], by, all);
+    return true;
+}
+
 static json_t *num_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -71,11 +81,9 @@ json_t *wr_copies_json(const struct wr_info *in)
         json_array_append_new(files, json_pack("{s:o, s:s}", "file", esc_json_string(cp->files[f]),
                                                "layout", cp->layouts[f]));
     for (uint32_t p = 0; p < in->npass_copies; p++) {
-        const struct rp_copies *pc = &in->pass_copies[p];
-        if (!has_copies(pc))
+        struct rp_copy_sum pall;
+        if (!pass_sum(in, p, &pall))
             continue;
-        struct rp_copy_sum pby[CT_NDIR], pall;
-        rp_copies_sum(pc, pby, &pall);
         json_t *o = sum_object(&pall);
         json_object_set_new(o, "pass", esc_json_string(in->run->passes[p].name));
         json_array_append_new(passes, o);
@@ -139,11 +147,9 @@ void wr_copies_md(FILE *fp, const struct wr_info *in)
     }
     bool any = false;
     for (uint32_t p = 0; p < in->npass_copies; p++) {
-        const struct rp_copies *pc = &in->pass_copies[p];
-        if (!has_copies(pc))
+        struct rp_copy_sum pall;
+        if (!pass_sum(in, p, &pall))
             continue;
-        struct rp_copy_sum pby[CT_NDIR], pall;
-        rp_copies_sum(pc, pby, &pall);
         fputs(any ? ", " : "\nPer counter pass: ", fp);
         wr_md_text(fp, in->run->passes[p].name);
         fprintf(fp, " %llu (%llu B, %.3f ms)", (unsigned long long)pall.copies,

@@ -3,13 +3,8 @@
  * headers (6.x, 7.x, rocpd2csv, benchrun's NVIDIA + Bytes) or none (the
  * input is the whole file, header included); the copies read are then summed
  * and charged to their GPUs, as the power run does. */
+#include "fuzz_headed.h"
 #include "read/rpcopy.h"
-#include "util/error.h"
-
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,26 +16,15 @@ static const char *const headers[] = {
     "",
 };
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 1)
-        return 0;
-    br_error_set_sink(quiet, NULL);
-    const char *h = headers[data[0] % (sizeof(headers) / sizeof(headers[0]))];
-    size_t hn = strlen(h);
-    char *buf = malloc(hn + size);
+    size_t len;
+    char *buf = fuzz_headed_input(headers, sizeof(headers) / sizeof(headers[0]), data, size, &len);
     if (!buf)
         return 0;
-    memcpy(buf, h, hn);
-    memcpy(buf + hn, data + 1, size - 1);
     struct rp_copies cp;
     memset(&cp, 0, sizeof(cp));
-    if (rp_copies_read_mem(&cp, "fuzz_memory_copy_trace.csv", buf, hn + size - 1) == 0) {
+    if (rp_copies_read_mem(&cp, "fuzz_memory_copy_trace.csv", buf, len) == 0) {
         struct rp_copy_sum by[CT_NDIR], all;
         rp_copies_sum(&cp, by, &all);
         for (size_t i = 0; i < cp.n; i++) {

@@ -18,22 +18,35 @@ static void fuzz_quiet(void *ctx, int is_warning, const char *msg)
     (void)ctx, (void)is_warning, (void)msg;
 }
 
-/* Runs rp_check_mem on headers[data[0] % nheaders] followed by data[1..]. */
-static int fuzz_with_header(const char *const *headers, size_t nheaders, const char *name,
-                            const uint8_t *data, size_t size)
+/* headers[data[0] % nheaders] followed by data[1..] (malloc'd, *len set);
+ * NULL for an empty input or no memory. Messages silenced. */
+static char *fuzz_headed_input(const char *const *headers, size_t nheaders, const uint8_t *data,
+                               size_t size, size_t *len)
 {
     if (size < 1)
-        return 0;
+        return NULL;
     br_error_set_sink(fuzz_quiet, NULL);
     const char *h = headers[data[0] % nheaders];
     size_t hn = strlen(h);
     char *buf = malloc(hn + size);
     if (!buf)
-        return 0;
+        return NULL;
     memcpy(buf, h, hn);
     memcpy(buf + hn, data + 1, size - 1);
+    *len = hn + size - 1;
+    return buf;
+}
+
+/* Runs rp_check_mem on headers[data[0] % nheaders] followed by data[1..]. */
+static int fuzz_with_header(const char *const *headers, size_t nheaders, const char *name,
+                            const uint8_t *data, size_t size)
+{
+    size_t len;
+    char *buf = fuzz_headed_input(headers, nheaders, data, size, &len);
+    if (!buf)
+        return 0;
     struct rp_file_info info;
-    (void)rp_check_mem(name, buf, hn + size - 1, &info);
+    (void)rp_check_mem(name, buf, len, &info);
     free(buf);
     return 0;
 }
