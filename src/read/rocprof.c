@@ -405,7 +405,7 @@ static void warn_missing_columns(const struct fileset *sets, size_t n)
         const char *first = NULL;
         size_t others = 0;
         for (size_t i = 0; i < n; i++) {
-            if (sets[i].rc < 0 || !(sets[i].agg.cc_missing & (1u << c)))
+            if (sets[i].rc < 0 || !(sets[i].agg.cc_missing & (1ull << c)))
                 continue;
             others += first != NULL;
             first = first ? first : sets[i].cc;

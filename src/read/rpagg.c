@@ -576,7 +576,7 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
     if (rc == 0 && cc) {
         a->cc_layout = rc_.h.layout;
         for (int i = 0; i < rc_.h.nmissing; i++)
-            a->cc_missing |= 1u << rc_.h.missing[i];
+            a->cc_missing |= 1ull << rc_.h.missing[i];
         rc = each_row(&rc_, &st, false);
     }
     if (rc == 0 && kt) {

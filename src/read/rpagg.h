@@ -55,7 +55,7 @@ struct rp_agg {
     char *dup_row_at;
     double trace_ns, uncounted_ns;
     const char *cc_layout, *kt_layout;
-    uint32_t cc_missing;             /* bit c: the counter file lacks column c (rp_col) */
+    uint64_t cc_missing;             /* bit c: the counter file lacks column c (rp_col) */
     char *err;
     struct strbuf warn;
 };

@@ -92,7 +92,8 @@ static void merge_gpu(struct rp_power *pw, struct rp_gpu_busy *b, struct civ *c)
         rp_iv_push(&pw->copy_iv, &pw->copy_cap, &pw->ncopy_iv, c->se[2 * i], c->se[2 * i + 1]);
     size_t nk = b->iv_n;
     int64_t *all = xmalloc((nk + n + 1) * 2 * sizeof(int64_t));
-    memcpy(all, pw->busy_iv + 2 * b->iv_first, nk * 2 * sizeof(int64_t));
+    if (nk)   /* a GPU with copies only has no kernel interval (busy_iv may be NULL) */
+        memcpy(all, pw->busy_iv + 2 * b->iv_first, nk * 2 * sizeof(int64_t));
     memcpy(all + 2 * nk, c->se, n * 2 * sizeof(int64_t));
     size_t m = rp_iv_union(all, nk + n, &b->busy_ns);
     b->span_first = all[0];

@@ -26,6 +26,8 @@ enum rp_col {
     RC_DIRECTION, RC_SRC_AGENT, RC_DST_AGENT, RC_BYTES, RC_NCOL
 };
 
+_Static_assert(RC_NCOL <= 64, "rp_agg.cc_missing holds one bit per column");
+
 /* Header names, e.g. rp_col_names[RC_CVALUE] = "Counter_Value". */
 extern const char *const rp_col_names[RC_NCOL];
 
