@@ -20,8 +20,8 @@ static void fuzz_quiet(void *ctx, int is_warning, const char *msg)
 
 /* headers[data[0] % nheaders] followed by data[1..] (malloc'd, *len set);
  * NULL for an empty input or no memory. Messages silenced. */
-static char *fuzz_headed_input(const char *const *headers, size_t nheaders, const uint8_t *data,
-                               size_t size, size_t *len)
+static inline char *fuzz_headed_input(const char *const *headers, size_t nheaders,
+                                      const uint8_t *data, size_t size, size_t *len)
 {
     if (size < 1)
         return NULL;
@@ -38,8 +38,8 @@ static char *fuzz_headed_input(const char *const *headers, size_t nheaders, cons
 }
 
 /* Runs rp_check_mem on headers[data[0] % nheaders] followed by data[1..]. */
-static int fuzz_with_header(const char *const *headers, size_t nheaders, const char *name,
-                            const uint8_t *data, size_t size)
+static inline int fuzz_with_header(const char *const *headers, size_t nheaders, const char *name,
+                                   const uint8_t *data, size_t size)
 {
     size_t len;
     char *buf = fuzz_headed_input(headers, nheaders, data, size, &len);
