@@ -27,12 +27,22 @@ children_of() {
     done
 }
 
+# rows_now FILE: sample rows written so far (lines after the two header lines).
+rows_now() { local n; n=$(wc -l <"$1" 2>/dev/null) || n=0; echo $(( n > 2 ? n - 2 : 0 )); }
+# wait_rows FILE N: until FILE holds N sample rows (at most 20 s), so thresholds
+# do not depend on how fast a loaded machine starts the sampler.
+wait_rows() {
+    local i
+    for i in $(seq 400); do [ "$(rows_now "$1")" -ge "$2" ] && return 0; sleep 0.05; done
+    fail "$1: fewer than $2 rows after 20 s"
+}
+
 # SIGTERM and SIGINT: forwarded, sampler stops after the command, exit 128+sig.
 for sig in TERM INT; do
     d=$T/$sig
     "$BENCHRUN" sample --backend sim --gpus 0,1 -o "$d" -p s -- sleep 30 >/dev/null 2>"$T/err_$sig" &
     pid=$!
-    sleep 0.7
+    wait_rows "$d/profiling_result_s_1.csv" 300
     t0=$(date +%s%N)
     kill -"$sig" "$pid"
     wait "$pid"
@@ -55,13 +65,17 @@ for delay in 0.3 0.55 0.8; do
     d=$T/kill_$delay
     "$BENCHRUN" sample --backend sim --gpus 0,1,2,3 -o "$d" -p k -- sleep 30 >/dev/null 2>&1 &
     pid=$!
+    wait_rows "$d/profiling_result_k_3.csv" 100
     sleep "$delay"
     child=$(children_of "$pid")
+    before0=$(rows_now "$d/profiling_result_k_0.csv") before3=$(rows_now "$d/profiling_result_k_3.csv")
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null
     [ -n "$child" ] && kill $child 2>/dev/null
     for g in 0 3; do
-        n=$(complete "$d/profiling_result_k_$g.csv") && [ "$n" -ge 100 ] \
+        # every line seen before the kill is still there (minus a partial one)
+        [ "$g" = 0 ] && seen=$before0 || seen=$before3
+        n=$(complete "$d/profiling_result_k_$g.csv") && [ "$n" -ge $((seen - 1)) ] && [ "$n" -ge 100 ] \
             && pass "SIGKILL after ${delay}s gpu $g: $n rows, no partial line" \
             || fail "SIGKILL after ${delay}s gpu $g: '$n'"
     done
