@@ -14,6 +14,7 @@
 #include "read/rpagg.h"
 #include "read/rpconst.h"
 #include "read/rplayout.h"
+#include "read/sampfile.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -155,6 +156,7 @@ struct fileset {
     char *prefix;
     char *cc, *kt, *ai;      /* counter_collection, kernel_trace, agent_info paths */
     char *db;                /* PREFIX_results.db (rocpd), read when there is no cc */
+    const struct xp_sampling *sampling;   /* the pass's, NULL: every launch profiled */
     struct rp_agg agg;
     int rc;
 };
@@ -221,9 +223,9 @@ static void *worker(void *arg)
             return NULL;
         struct fileset *s = &j->sets[i];
         if (use_db(s))
-            s->rc = rp_agg_read_db(&s->agg, s->db);
+            s->rc = rp_agg_read_db(&s->agg, s->db, s->sampling);
         else
-            s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt);
+            s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt, s->sampling);
     }
 }
 
@@ -292,12 +294,20 @@ static void pass_rows(struct rp_pass *p, uint32_t n)
         return;
     size_t nc = p->ncounters, old = p->nkernels;
     p->launches = xrealloc(p->launches, n * sizeof(*p->launches));
+    p->profiled = xrealloc(p->profiled, n * sizeof(*p->profiled));
+    p->uncounted = xrealloc(p->uncounted, n * sizeof(*p->uncounted));
     p->dur_ns = xrealloc(p->dur_ns, n * sizeof(*p->dur_ns));
     p->csum = xrealloc(p->csum, (n * nc + 1) * sizeof(*p->csum));
+    p->cvar = xrealloc(p->cvar, (n * nc + 1) * sizeof(*p->cvar));
+    p->cdf = xrealloc(p->cdf, (n * nc + 1) * sizeof(*p->cdf));
     p->crows = xrealloc(p->crows, (n * nc + 1) * sizeof(*p->crows));
     memset(p->launches + old, 0, (n - old) * sizeof(*p->launches));
+    memset(p->profiled + old, 0, (n - old) * sizeof(*p->profiled));
+    memset(p->uncounted + old, 0, (n - old) * sizeof(*p->uncounted));
     memset(p->dur_ns + old, 0, (n - old) * sizeof(*p->dur_ns));
     memset(p->csum + old * nc, 0, (n - old) * nc * sizeof(*p->csum));
+    memset(p->cvar + old * nc, 0, (n - old) * nc * sizeof(*p->cvar));
+    memset(p->cdf + old * nc, 0, (n - old) * nc * sizeof(*p->cdf));
     memset(p->crows + old * nc, 0, (n - old) * nc * sizeof(*p->crows));
     p->nkernels = n;
 }
@@ -314,13 +324,20 @@ static void merge_set(struct rp_run *run, struct rp_pass *p, const struct intern
         attr_merge(&run->attr[g], &a->attr[k]);
         pass_rows(p, g + 1);
         p->launches[g] += a->launches[k];
+        p->profiled[g] += a->profiled ? a->profiled[k] : a->launches[k];
+        p->uncounted[g] += a->uncounted[k];
         p->dur_ns[g] += a->dur[k];
         for (uint32_t c = 0; c < a->cn.n; c++) {
             size_t d = (size_t)g * p->ncounters + cmap[c], s = (size_t)k * a->ccap + c;
             p->csum[d] += a->csum[s];
             p->crows[d] += a->crows[s];
+            if (a->cvar) {   /* processes are independent samples: variances add */
+                p->cvar[d] += a->cvar[s];
+                p->cdf[d] += a->cdf[s];
+            }
         }
     }
+    p->untraced += a->untraced;
     free(cmap);
     p->trace_launches += a->trace_launches;
     p->uncounted_launches += a->uncounted_launches;
@@ -455,13 +472,18 @@ static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *se
     return rc;
 }
 
-/* File sets of one pass folder, sorted by prefix. */
-static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t *n)
+/* File sets of one pass folder, sorted by prefix; *rc -1 when its
+ * launch_sampling.json is unreadable (printed). */
+static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t *n, int *rc)
 {
     p->dir = fs_path_join(pmc_dir, p->name);
     *n = 0;
     if (!fs_is_dir(p->dir))
         return NULL;
+    if (sf_load(p->dir, &p->sampled, &p->sampling) != 0) {
+        *rc = -1;
+        return NULL;
+    }
     struct fileset *sets = NULL;
     size_t cap = 0;
     add_kind(&sets, n, &cap, p->dir, "counter_collection.csv", 0);
@@ -470,6 +492,8 @@ static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t 
     add_kind(&sets, n, &cap, p->dir, RP_ROCPD_SUFFIX, 3);
     if (*n)
         qsort(sets, *n, sizeof(*sets), cmp_set);
+    for (size_t i = 0; i < *n; i++)
+        sets[i].sampling = p->sampled ? &p->sampling : NULL;
     return sets;
 }
 
@@ -493,8 +517,9 @@ static int load_passes(struct rp_run *run, const char *pmc_dir, int nthreads)
 {
     size_t *cnt = xcalloc(run->npasses + 1, sizeof(*cnt)), total = 0;
     struct fileset **per = xcalloc(run->npasses + 1, sizeof(*per));
+    int rc = 0;
     for (uint32_t i = 0; i < run->npasses; i++) {
-        per[i] = find_sets(&run->passes[i], pmc_dir, &cnt[i]);
+        per[i] = find_sets(&run->passes[i], pmc_dir, &cnt[i], &rc);
         total += cnt[i];
     }
     struct fileset *all = xcalloc(total + 1, sizeof(*all));
@@ -506,7 +531,6 @@ static int load_passes(struct rp_run *run, const char *pmc_dir, int nthreads)
         at += cnt[i];
     }
     run_jobs(all, total, nthreads);
-    int rc = 0;
     at = 0;
     for (uint32_t i = 0; i < run->npasses; i++) {
         if (finish_pass(run, &run->passes[i], all + at, cnt[i]) < 0)
@@ -522,9 +546,11 @@ static int load_passes(struct rp_run *run, const char *pmc_dir, int nthreads)
 static void pass_totals(struct rp_pass *p)
 {
     p->launches_total = 0;
+    p->profiled_total = 0;
     p->dur_ns_total = 0;
     for (uint32_t k = 0; k < p->nkernels; k++) {
         p->launches_total += p->launches[k];
+        p->profiled_total += p->profiled[k];
         p->dur_ns_total += p->dur_ns[k];
     }
 }
@@ -557,8 +583,12 @@ static void pass_release(struct rp_pass *p)
     rp_strv_free(p->counters);
     rp_strv_free(p->constants);
     free(p->launches);
+    free(p->profiled);
+    free(p->uncounted);
     free(p->dur_ns);
     free(p->csum);
+    free(p->cvar);
+    free(p->cdf);
     free(p->crows);
     free(p->bad_value_at);
     free(p->dup_row_at);

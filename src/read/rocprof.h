@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "read/extrapolate.h"
 #include "read/intern.h"
 #include "read/rpcopy.h"
 
@@ -94,6 +95,23 @@ struct rp_pass {
      * processor_id_low, ...), left out of counters; NULL-terminated. */
     uint32_t nconstants;
     char **constants;
+
+    /* Launch sampling (<pass>/launch_sampling.json, read/sampfile.h). In a
+     * sampled pass launches[k] and dur_ns[k] are the kernel trace's (every
+     * launch), csum the estimates over them (read/extrapolate.h) and crows
+     * the profiled launches' rows; uncounted_launches counts only launches of
+     * kernels with no profiled launch at all. In every pass profiled[k] is the
+     * launches with counter rows; cvar and cdf (nkernels x ncounters) are the
+     * estimates' variance and degrees of freedom, 0 where every launch was
+     * profiled (NaN: unknown, a unit with one profiled launch). */
+    bool sampled;
+    struct xp_sampling sampling;
+    uint64_t *profiled;         /* [k] */
+    uint64_t *uncounted;        /* [k] traced launches without counter rows (lost, or a
+                                   sampled kernel none of whose launches was profiled) */
+    double *cvar, *cdf;         /* [k*ncounters + c] */
+    uint64_t profiled_total;    /* Σ profiled[k] */
+    uint64_t untraced;          /* profiled launches missing from the trace */
 };
 
 /* agent_info.csv: the first GPU row, as text, looked up by column name. */

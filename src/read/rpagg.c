@@ -10,6 +10,7 @@
 #include "read/rpagg.h"
 
 #include "read/csv.h"
+#include "read/extrapolate.h"
 #include "read/rocpd.h"
 #include "read/rplayout.h"
 #include "util/error.h"
@@ -90,12 +91,14 @@ static void grow_k(struct rp_agg *a, uint32_t need)
     while (n < need)
         n *= 2;
     a->launches = xrealloc(a->launches, n * sizeof(*a->launches));
+    a->uncounted = xrealloc(a->uncounted, n * sizeof(*a->uncounted));
     a->dur = xrealloc(a->dur, n * sizeof(*a->dur));
     a->attr = xrealloc(a->attr, n * sizeof(*a->attr));
     a->csum = xrealloc(a->csum, (size_t)n * a->ccap * sizeof(*a->csum));
     a->crows = xrealloc(a->crows, (size_t)n * a->ccap * sizeof(*a->crows));
     size_t o = a->kcap;
     memset(a->launches + o, 0, (n - o) * sizeof(*a->launches));
+    memset(a->uncounted + o, 0, (n - o) * sizeof(*a->uncounted));
     memset(a->dur + o, 0, (n - o) * sizeof(*a->dur));
     memset(a->attr + o, 0, (n - o) * sizeof(*a->attr));
     memset(a->csum + o * a->ccap, 0, (n - o) * a->ccap * sizeof(*a->csum));
@@ -160,6 +163,7 @@ void rp_agg_release(struct rp_agg *a)
     intern_release(&a->kn);
     intern_release(&a->cn);
     free(a->launches);
+    free(a->uncounted);
     free(a->dur);
     free(a->attr);
     free(a->csum);
@@ -170,17 +174,23 @@ void rp_agg_release(struct rp_agg *a)
     free(a->map.seen);
     free(a->bad_value_at);
     free(a->dup_row_at);
+    xp_set_free(a->ex);
+    free(a->cvar);
+    free(a->cdf);
+    free(a->profiled);
     free(a->err);
     sb_release(&a->warn);
     memset(a, 0, sizeof(*a));
 }
 
-static void agg_init(struct rp_agg *a)
+static void agg_init(struct rp_agg *a, const struct xp_sampling *sampling)
 {
     memset(a, 0, sizeof(*a));
     intern_init(&a->kn);
     intern_init(&a->cn);
     sb_init(&a->warn);
+    if (sampling)
+        a->ex = xp_set_new(sampling);
 }
 
 /* ---- rows --------------------------------------------------------------------- */
@@ -304,6 +314,7 @@ struct cc_state {
     uint64_t prev_key;
     uint32_t prev_k, prev_c;
     uint32_t prev_slot;      /* map slot of the launch (stable until the next insert) */
+    uint32_t prev_sample;    /* sampled pass: the launch's sample (extrapolate.h) */
     bool have_prev;
 };
 
@@ -336,7 +347,10 @@ static void add_agent(struct rp_agg *a, uint64_t agent)
     a->agent[a->nagent++] = agent;
 }
 
-static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid, uint32_t *slot)
+/* A new launch key within the counter file: kernel, duration, attributes;
+ * in a sampled pass also its sample. */
+static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid, uint32_t *slot,
+                     uint32_t *sample)
 {
     struct rp_agg *a = r->a;
     double dur = 0;
@@ -349,6 +363,7 @@ static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid, uint32_t *slot)
     *slot = (uint32_t)(v - a->map.val);
     if (!added) {
         *kid = *v & ~TIMED;
+        *sample = a->ex ? xp_find_sample(a->ex, key) : 0;
         return 0;
     }
     uint64_t agent;
@@ -362,6 +377,8 @@ static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid, uint32_t *slot)
     a->dur[k] += dur;
     a->dispatches++;
     *kid = k;
+    if (a->ex)
+        *sample = xp_add_sample(a->ex, k, t.grid_size, t.wg_size, key, ts ? dur : NAN);
     return 0;
 }
 
@@ -390,8 +407,8 @@ static const char *not_a_count(double v)
 
 /* Sums value into (kernel k, counter c) of the launch in `slot`, unless it
  * repeats a row or is no count: then it is left out and counted, the first
- * named by where() ("file:line") and the value's text. */
-static void add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, double value,
+ * named by where() ("file:line") and the value's text. True when summed. */
+static bool add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, double value,
                       const char *text, size_t tn, char *(*where)(const void *), const void *ctx)
 {
     a->rows++;
@@ -399,7 +416,7 @@ static void add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, d
     if (repeated(a, slot, c)) {
         if (a->dup_rows == 1)
             a->dup_row_at = where(ctx);
-        return;
+        return false;
     }
     if ((why = not_a_count(value)) != NULL) {
         if (!a->bad_values++) {
@@ -411,11 +428,12 @@ static void add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, d
             free(at);
             sb_release(&sb);
         }
-        return;
+        return false;
     }
     size_t at = (size_t)k * a->ccap + c;
     a->csum[at] += value;
     a->crows[at]++;
+    return true;
 }
 
 /* "file:line" of the current CSV row, allocated. */
@@ -438,14 +456,34 @@ static int cc_row(struct rdr *r, struct cc_state *st, const char *line, size_t l
         return bad_field(r, "Counter_Value", "a number", vf);
     uint32_t k = st->prev_k;
     if (!st->have_prev || key != st->prev_key) {
-        if (cc_launch(r, key, &k, &st->prev_slot) < 0)
+        if (cc_launch(r, key, &k, &st->prev_slot, &st->prev_sample) < 0)
             return -1;
         st->prev_key = key;
         st->prev_k = k;
         st->have_prev = true;
     }
     uint32_t c = counter_id(r->a, st, &r->f[r->h.idx[RC_CNAME]]);
-    add_value(r->a, st->prev_slot, k, c, val, vf->p, vf->n, csv_here, r);
+    if (add_value(r->a, st->prev_slot, k, c, val, vf->p, vf->n, csv_here, r) && r->a->ex)
+        xp_add_value(r->a->ex, st->prev_sample, c, val);
+    return 0;
+}
+
+/* A trace row of a sampled pass: every launch counts towards its unit. The
+ * unit's grid size is the counter file's Grid_Size: the product of the
+ * trace's Grid_Size_X/Y/Z (7.x) where it has no Grid_Size. */
+static int kt_sampled(struct rdr *r, uint64_t key, double dur)
+{
+    struct rp_kattr t = { 0 };
+    if (row_attr(r, &t) < 0)
+        return -1;
+    if (!t.grid_size && r->h.idx[RC_GRIDX] >= 0) {
+        uint64_t g[3];
+        if (num(r, RC_GRIDX, &g[0]) < 0 || num(r, RC_GRIDY, &g[1]) < 0 || num(r, RC_GRIDZ, &g[2]) < 0)
+            return -1;
+        t.grid_size = g[0] * (g[1] ? g[1] : 1) * (g[2] ? g[2] : 1);
+    }
+    uint32_t k = kernel_id(r->a, &r->f[r->h.idx[RC_NAME]]);
+    xp_add_trace(r->a->ex, k, t.grid_size, t.wg_size, key, dur);
     return 0;
 }
 
@@ -459,14 +497,22 @@ static int kt_row(struct rdr *r, const char *line, size_t len, bool need_dur)
     if (num(r, r->by_corr ? RC_CORR : RC_DISPATCH, &key) < 0 || times(r, &dur) < 0)
         return -1;
     struct rp_agg *a = r->a;
+    if (a->ex && kt_sampled(r, key, dur) < 0)
+        return -1;
     bool added;
     uint32_t *v = map_get(&a->map, key, false, 0, &added);
     a->trace_launches++;
     a->trace_ns += dur;
     a->rows++;
     if (!v) {
-        a->uncounted_launches++;
-        a->uncounted_ns += dur;
+        if (!a->ex) {   /* sampled: launches without counters come from the units */
+            a->uncounted_launches++;
+            a->uncounted_ns += dur;
+            if (a->cc_layout) {   /* named per kernel when the set has counters */
+                uint32_t k = kernel_id(a, &r->f[r->h.idx[RC_NAME]]);
+                a->uncounted[k]++;
+            }
+        }
         return 0;
     }
     uint32_t k = *v & ~TIMED;
@@ -555,6 +601,53 @@ static int each_row(struct rdr *r, struct cc_state *st, bool need_dur)
     return 0;
 }
 
+/* A sampled pass: the profiled launches' sums become estimates over every
+ * traced launch (read/extrapolate.h); launches and durations are the
+ * trace's. Without a trace there is nothing to scale to: the sums stay those
+ * of the profiled launches, with a warning. */
+static void finish_sampled(struct rp_agg *a, const char *file, bool traced)
+{
+    if (!a->ex)
+        return;
+    a->profiled = xcalloc((size_t)a->kcap + 1, sizeof(*a->profiled));
+    a->cvar = xcalloc((size_t)a->kcap * a->ccap + 1, sizeof(*a->cvar));
+    a->cdf = xcalloc((size_t)a->kcap * a->ccap + 1, sizeof(*a->cdf));
+    if (!traced) {
+        memcpy(a->profiled, a->launches, a->kn.n * sizeof(*a->profiled));
+        sb_addf(&a->warn, "%s: a sampled pass without its kernel trace: the counter sums are "
+                "those of the profiled launches only, not of every launch\n", file);
+        return;
+    }
+    struct xp_out o;
+    xp_finish(a->ex, a->kn.n, a->cn.n, a->ccap, (const char *const *)a->cn.str, &o);
+    /* launch events time the launch, not the kernel: the kernel time is
+     * gpu__time_duration.sum's estimate where the pass has it */
+    uint32_t gt = xp_kernel_times(a->ex) ? UINT32_MAX
+                : intern_find(&a->cn, "gpu__time_duration.sum", strlen("gpu__time_duration.sum"));
+    for (uint32_t k = 0; k < a->kn.n; k++) {
+        a->profiled[k] = o.profiled[k];
+        a->uncounted[k] = o.uncounted_k[k];
+        if (!o.profiled[k])
+            continue;
+        a->launches[k] = o.launches[k];
+        a->dur[k] = o.trace_ns[k];
+        if (gt != UINT32_MAX && a->crows[(size_t)k * a->ccap + gt])
+            a->dur[k] = o.total[(size_t)k * a->ccap + gt];
+        for (uint32_t c = 0; c < a->cn.n; c++) {
+            size_t at = (size_t)k * a->ccap + c;
+            if (!a->crows[at])
+                continue;
+            a->csum[at] = o.total[at];
+            a->cvar[at] = o.var[at];
+            a->cdf[at] = o.df[at];
+        }
+    }
+    a->uncounted_launches = o.uncounted;
+    a->uncounted_ns = o.uncounted_ns;
+    a->untraced = o.untraced;
+    xp_out_release(&o);
+}
+
 static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
 {
     struct rdr rc_ = { 0 }, rk = { 0 };
@@ -587,6 +680,8 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
         for (uint32_t i = 0; i < a->map.nslot; i++)
             if (a->map.key[i] && !(a->map.val[i] & TIMED))
                 a->untimed_launches++;
+    if (rc == 0 && cc)
+        finish_sampled(a, csv_name(cc), kt != NULL);
     if (cc)
         close_rdr(&rc_);
     if (kt)
@@ -594,9 +689,10 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
     return rc;
 }
 
-int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path)
+int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path,
+                    const struct xp_sampling *sampling)
 {
-    agg_init(a);
+    agg_init(a, sampling);
     char *why = NULL;
     struct csv_src *cc = cc_path ? csv_open_quiet(cc_path, &why) : NULL;
     struct csv_src *kt = kt_path && !why ? csv_open_quiet(kt_path, &why) : NULL;
@@ -613,7 +709,7 @@ int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path)
 int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t len,
                     enum rp_kind *kind)
 {
-    agg_init(a);
+    agg_init(a, NULL);
     *kind = RP_KIND_UNKNOWN;
     struct rdr r;
     if (open_rdr(&r, a, csv_open_mem(name, data, len)) < 0) {
@@ -667,8 +763,13 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
             a->dur[k] += (double)(d->end - d->start);
             a->dispatches++;
             add_agent(a, d->agent);
+            if (a->ex)
+                st->prev_sample = xp_add_sample(a->ex, k, d->attr.grid_size, d->attr.wg_size,
+                                                d->dispatch_id, (double)(d->end - d->start));
         } else {
             k = *v & ~TIMED;
+            if (a->ex)
+                st->prev_sample = xp_find_sample(a->ex, d->dispatch_id);
         }
         st->prev_key = d->dispatch_id;
         st->prev_k = k;
@@ -679,7 +780,8 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
     char text[40];
     snprintf(text, sizeof(text), "%.17g", value);
     r->cur = d;
-    add_value(a, st->prev_slot, k, ci, value, text, strlen(text), db_here, r);
+    if (add_value(a, st->prev_slot, k, ci, value, text, strlen(text), db_here, r) && a->ex)
+        xp_add_value(a->ex, st->prev_sample, ci, value);
     r->counter_rows++;
     return 0;
 }
@@ -695,9 +797,19 @@ static int db_kernel(void *ctx, const struct rocpd_dispatch *d)
     a->trace_ns += dur;
     a->rows++;
     r->kernel_rows++;
+    if (a->ex) {
+        struct csv_span name = { d->name, (uint32_t)d->name_len, true };
+        xp_add_trace(a->ex, kernel_id(a, &name), d->attr.grid_size, d->attr.wg_size,
+                     d->dispatch_id, dur);
+    }
     if (!v) {
-        a->uncounted_launches++;
-        a->uncounted_ns += dur;
+        if (!a->ex) {
+            struct csv_span name = { d->name, (uint32_t)d->name_len, true };
+            a->uncounted_launches++;
+            a->uncounted_ns += dur;
+            uint32_t k = kernel_id(a, &name);
+            a->uncounted[k]++;
+        }
         return 0;
     }
     struct rp_kattr *k = &a->attr[*v & ~TIMED];
@@ -713,9 +825,9 @@ static int db_kernel(void *ctx, const struct rocpd_dispatch *d)
     return 0;
 }
 
-int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db)
+static int read_rocpd(struct rp_agg *a, struct rocpd_db *db, const struct xp_sampling *sampling)
 {
-    agg_init(a);
+    agg_init(a, sampling);
     struct dbrd r = { .a = a, .db = db, .st = { .prev_c = UINT32_MAX - 1 } };
     char *err = NULL;
     int rc = rocpd_each_counter(db, db_counter, &r, &err);
@@ -729,19 +841,25 @@ int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db)
     a->kt_layout = "rocpd (kernels view)";
     a->cc_empty = r.counter_rows == 0;   /* a process that launched no kernel */
     a->kt_empty = r.kernel_rows == 0;
+    finish_sampled(a, rocpd_name(db), r.kernel_rows > 0);
     return 0;
 }
 
-int rp_agg_read_db(struct rp_agg *a, const char *path)
+int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db)
+{
+    return read_rocpd(a, db, NULL);
+}
+
+int rp_agg_read_db(struct rp_agg *a, const char *path, const struct xp_sampling *sampling)
 {
     struct rocpd_db *db;
     char *err;
     if (rocpd_open(&db, path, &err) < 0) {
-        agg_init(a);
+        agg_init(a, NULL);
         a->err = err;
         return -1;
     }
-    int rc = rp_agg_read_rocpd(a, db);
+    int rc = read_rocpd(a, db, sampling);
     rocpd_close(db);
     return rc;
 }

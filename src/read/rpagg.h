@@ -21,6 +21,7 @@
 #ifndef BR_READ_RPAGG_H
 #define BR_READ_RPAGG_H
 
+#include "read/extrapolate.h"
 #include "read/intern.h"
 #include "read/rocprof.h"
 #include "util/strbuf.h"
@@ -38,6 +39,7 @@ struct rp_agg {
     struct intern kn, cn;            /* local kernel and counter names */
     uint32_t kcap, ccap;             /* capacities of the arrays below */
     uint64_t *launches;              /* [k] */
+    uint64_t *uncounted;             /* [k] traced launches without counter rows */
     double *dur;                     /* [k] ns */
     struct rp_kattr *attr;           /* [k] */
     double *csum;                    /* [k*ccap + c] */
@@ -56,20 +58,31 @@ struct rp_agg {
     double trace_ns, uncounted_ns;
     const char *cc_layout, *kt_layout;
     uint64_t cc_missing;             /* bit c: the counter file lacks column c (rp_col) */
+    /* Launch-sampled pass (read/extrapolate.h): csum holds the estimates over
+     * every traced launch, launches and dur the trace's, profiled the launches
+     * with counter rows; cvar/cdf the estimates' variance and degrees of
+     * freedom. NULL in a pass that collected every launch. */
+    struct xp_set *ex;
+    uint64_t *profiled;              /* [k] */
+    double *cvar, *cdf;              /* [k*ccap + c] */
+    uint64_t untraced;               /* profiled launches missing from the trace */
     char *err;
     struct strbuf warn;
 };
 
-/* Reads one file set: counter file and/or kernel trace (either may be NULL).
- * 0, or -1 with a->err set. a is initialized here. */
-int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path);
+/* Reads one file set: counter file and/or kernel trace (either may be NULL);
+ * sampling: how its launches were sampled, NULL when every launch has
+ * counters. 0, or -1 with a->err set. a is initialized here. */
+int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path,
+                    const struct xp_sampling *sampling);
 /* One rocpd database (one process: its counters_collection and kernels
  * views, read/rocpd.h), aggregated exactly as the CSV pair of the same run.
  * 0, or -1 with a->err set. a is initialized here. */
 struct rocpd_db;
 int rp_agg_read_rocpd(struct rp_agg *a, struct rocpd_db *db);
-/* The same, opening the database file path (read-only). */
-int rp_agg_read_db(struct rp_agg *a, const char *path);
+/* The same, opening the database file path (read-only); sampling as in
+ * rp_agg_read_set. */
+int rp_agg_read_db(struct rp_agg *a, const char *path, const struct xp_sampling *sampling);
 /* One file from memory, kind detected from the header (agent_info: header
  * checked only). 0, or -1 with a->err set. */
 int rp_agg_read_mem(struct rp_agg *a, const char *name, const void *data, size_t len,

@@ -243,7 +243,7 @@ static void test_aggregate(void **st)
     (void)st;
     char *path = make_db("01_x/01_x_4242_results.db");
     struct rp_agg a;
-    assert_int_equal(rp_agg_read_db(&a, path), 0);
+    assert_int_equal(rp_agg_read_db(&a, path, NULL), 0);
     uint32_t kg = intern_find(&a.kn, GEMM, strlen(GEMM)), kc = intern_find(&a.kn, COPY, strlen(COPY));
     uint32_t cw = intern_find(&a.cn, "SQ_WAVES", 8);
     assert_int_equal(a.kn.n, 2);
@@ -320,7 +320,7 @@ static void sink(void *ctx, int w, const char *m)
 static void expect_db_error(const char *path, const char *want)
 {
     struct rp_agg a;
-    assert_int_equal(rp_agg_read_db(&a, path), -1);
+    assert_int_equal(rp_agg_read_db(&a, path, NULL), -1);
     if (!a.err || !strstr(a.err, want))
         fail_msg("expected '%s' in: %s", want, a.err ? a.err : "(none)");
     assert_non_null(strstr(a.err, path));
@@ -395,7 +395,7 @@ static void test_malformed(void **st)
     p = fs_path_join(g_dir, "cut/cut_results.db");
     assert_int_equal(fs_write_atomic(p, bytes, 8192), 0);
     struct rp_agg a;
-    assert_int_equal(rp_agg_read_db(&a, p), -1);
+    assert_int_equal(rp_agg_read_db(&a, p, NULL), -1);
     assert_non_null(a.err);
     assert_non_null(strstr(a.err, p));
     rp_agg_release(&a);
