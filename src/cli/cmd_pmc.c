@@ -10,9 +10,14 @@
  * the working folder is the run folder (inputs staged once). A failing pass
  * is reported and the remaining passes still run; a stop signal (time limit)
  * ends the stage. Exit 1 if any pass failed.
+ * Launch sampling (--launches / LAUNCHES; read/launchplan.h): sampled passes
+ * profile a bounded number of launches per kernel and trace every launch;
+ * each pass folder's launch_sampling.json says which (read/sampfile.h), and
+ * the reader scales the profiled launches up (read/extrapolate.h).
  */
 #include "cli/cli.h"
 #include "collect/collect.h"
+#include "read/sampfile.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
 #include "util/textesc.h"
@@ -24,7 +29,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: benchrun pmc CONF [--counters SET] [--collector NAME] [--dry-run]\n"
+    "usage: benchrun pmc CONF [--counters SET] [--collector NAME] [--launches all|sampled]\n"
+    "                   [--dry-run]\n"
     "\n"
     "Hardware-counter profile of the workload in CONF: one full app run per\n"
     "counter pass, each under the collector (rocprofv3 --pmc ... --kernel-trace\n"
@@ -38,6 +44,11 @@ static const char usage[] =
     "                       $PROFILING_DIR/counters.json when it exists, else\n"
     "                       \"default\"\n"
     "      --collector NAME collector (default: the first for the GPU vendor)\n"
+    "      --launches MODE  all: counters on every launch; sampled: on a bounded\n"
+    "                       sample per kernel (first 10, then one in each block\n"
+    "                       of 50, 100, 200... launches), every launch traced and\n"
+    "                       the sums scaled up with a 95 %% interval; default: the\n"
+    "                       conf's LAUNCHES, else sampled on NVIDIA, all on AMD\n"
     "  -n, --dry-run        print every command that would run, create nothing\n"
     "  -h, --help           this help\n"
     "\n"
@@ -45,7 +56,7 @@ static const char usage[] =
     "invalid, 2 usage error.\n";
 
 struct pmc_opts {
-    const char *conf, *counters, *collector;
+    const char *conf, *counters, *collector, *launches;
     bool dry_run;
 };
 
@@ -54,6 +65,7 @@ static int parse(int argc, char **argv, struct pmc_opts *o)
     static const struct option opts[] = {
         { .name = "counters", .has_arg = required_argument, .val = 'c' },
         { .name = "collector", .has_arg = required_argument, .val = 'C' },
+        { .name = "launches", .has_arg = required_argument, .val = 'L' },
         { .name = "dry-run", .has_arg = no_argument, .val = 'n' },
         { .name = "help", .has_arg = no_argument, .val = 'h' },
         { 0 },
@@ -67,6 +79,12 @@ static int parse(int argc, char **argv, struct pmc_opts *o)
         case 'h': fputs(usage, stdout); return 1;
         case 'c': o->counters = optarg; break;
         case 'C': o->collector = optarg; break;
+        case 'L':
+            if (strcmp(optarg, "all") && strcmp(optarg, "sampled"))
+                return cli_usage_error("pmc", "--launches: expected all or sampled, got '%s'",
+                                       optarg);
+            o->launches = optarg;
+            break;
         case 'n': o->dry_run = true; break;
         default:
             return cli_usage_error("pmc", "unknown option or missing value: '%s'",
@@ -85,6 +103,9 @@ struct pmc_run {
     struct br_passes passes;
     char *tool_version;
     const char *format, *format_why;   /* collector output: "csv" or "rocpd", and why */
+    bool sampled;               /* launch sampling (plan), else every launch */
+    struct xp_sampling sampling;
+    const char *launches_why;   /* what decided */
     json_t *results;            /* run.json "passes" */
     int failed;
     bool stopped;               /* a stop signal arrived: no more passes */
@@ -133,6 +154,7 @@ static void pass_req(const struct pmc_run *r, const struct br_pass *p, const cha
     req->counters = (const char *const *)p->counters.v;
     req->tool_version = r->tool_version;
     req->format = r->format;
+    req->sample = r->sampled ? &r->sampling.plan : NULL;
     req->dry_run = r->st.dry_run;
 }
 
@@ -176,7 +198,9 @@ static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct st
     free(log);
 }
 
-static int prepare_pass_dir(const struct br_pass *p, const char *dir)
+/* The pass folder with LABEL and launch_sampling.json (which launches the
+ * counter rows are: the reader needs it to scale a sample up). */
+static int prepare_pass_dir(const struct pmc_run *r, const struct br_pass *p, const char *dir)
 {
     if (fs_mkdir_p(dir) != 0)
         return -1;
@@ -184,6 +208,12 @@ static int prepare_pass_dir(const struct br_pass *p, const char *dir)
     char *text = xasprintf("%s\n", p->name);
     int rc = fs_write_atomic(label, text, strlen(text));
     free(label);
+    free(text);
+    char *sf = fs_path_join(dir, SF_FILE);
+    text = sf_format(r->sampled ? &r->sampling : NULL, r->col->name);
+    if (rc == 0)
+        rc = fs_write_atomic(sf, text, strlen(text));
+    free(sf);
     free(text);
     return rc;
 }
@@ -194,7 +224,7 @@ static int do_pass(struct pmc_run *r, const struct br_pass *p)
     struct br_collect_req req;
     pass_req(r, p, dir, &req);
     struct strv col, app;
-    int rc = r->st.dry_run ? 0 : prepare_pass_dir(p, dir);
+    int rc = r->st.dry_run ? 0 : prepare_pass_dir(r, p, dir);
     if (rc == 0)
         rc = r->col->pmc_argv(&req, &col);
     if (rc == 0 && (rc = br_app_argv(&r->st, dir, &col, &app)) == 0) {
@@ -251,6 +281,32 @@ static const char *pick_set(const struct pmc_run *r, const struct pmc_opts *o, c
     return NULL;
 }
 
+/* Every launch or a sample: --launches, else the conf's LAUNCHES, else the
+ * vendor's default (NVIDIA: sampled, the CUPTI passes cost up to 1 ms per
+ * profiled launch; AMD: all, the seed's behaviour). */
+static int pick_launches(struct pmc_run *r, const struct pmc_opts *o)
+{
+    const char *want = o->launches ? o->launches : r->st.conf.launches;
+    bool nvidia = strcmp(r->col->vendor, "nvidia") == 0;
+    if (!want || !strcmp(want, "auto")) {
+        r->sampled = nvidia && r->col->sample_unit;
+        r->launches_why = nvidia ? "default on NVIDIA" : "default on AMD";
+    } else {
+        r->sampled = !strcmp(want, "sampled");
+        r->launches_why = o->launches ? "--launches" : "LAUNCHES in the conf";
+    }
+    if (!r->sampled)
+        return 0;
+    if (!r->col->sample_unit)
+        return br_error("collector %s cannot sample launches: use --launches all", r->col->name);
+    if (!strcmp(r->col->name, "rocprofv3") && br_rocprof_can_sample(r->tool_version) < 0)
+        return -1;
+    lp_plan_default(&r->sampling.plan);
+    r->sampling.unit = strcmp(r->col->sample_unit, "kernel") ? XP_UNIT_SIGNATURE : XP_UNIT_KERNEL;
+    r->sampling.kernel_times = !r->col->launch_event_times;
+    return 0;
+}
+
 /* Collector and passes: checked before anything is created. */
 static int setup(struct pmc_run *r, const struct pmc_opts *o)
 {
@@ -276,6 +332,8 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
                               &r->format_why) < 0)
             return -1;
     }
+    if (pick_launches(r, o) < 0)
+        return -1;
     r->results = json_array();
     if (r->st.dry_run) {
         bool rocprof = strcmp(r->col->name, "rocprofv3") == 0;
@@ -284,6 +342,7 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
                         rocprof ? " (ROCm " : "",
                         rocprof ? (r->tool_version ? r->tool_version : "6.3+ assumed") : "",
                         rocprof ? ")" : "", r->format, r->format_why);
+        br_dry_run_note("launches: %s (%s)", r->sampled ? "sampled" : "all", r->launches_why);
         return 0;
     }
     printf("pmc: counter set '%s' from %s: %zu passes\n", r->passes.set, r->passes.source,
@@ -299,6 +358,13 @@ static int finish(struct pmc_run *r)
     json_object_set_new(extra, "counter_set", esc_json_string(r->passes.set));
     json_object_set_new(extra, "output_format", esc_json_string(r->format));
     json_object_set_new(extra, "output_format_reason", esc_json_string(r->format_why));
+    json_object_set_new(extra, "launches", esc_json_string(r->sampled ? "sampled" : "all"));
+    json_object_set_new(extra, "launches_reason", esc_json_string(r->launches_why));
+    if (r->sampled) {
+        char *text = sf_format(&r->sampling, r->col->name);
+        json_object_set_new(extra, "launch_sampling", json_loads(text, 0, NULL));
+        free(text);
+    }
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
     struct br_exec_result sum = { .started = true, .exit_code = r->failed ? 1 : 0 };

@@ -40,6 +40,7 @@
 
 #include <jansson.h>
 
+#include "read/launchplan.h"
 #include "util/strv.h"
 
 /* What a stage asks of a collector. */
@@ -52,6 +53,7 @@ struct br_collect_req {
     const char *const *counters;/* pmc: counter names, NULL-terminated */
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
     const char *format;         /* rocprofv3 --output-format: "csv" (NULL) or "rocpd" */
+    const struct lp_plan *sample;  /* pmc: launches to profile (read/launchplan.h); NULL: all */
     bool dry_run;               /* build argv only: write no input files */
 };
 
@@ -69,6 +71,12 @@ struct br_collector_ops {
     int (*fixup)(const struct br_collect_req *req);
     /* File name suffixes it writes, NULL-terminated. */
     const char *const *outputs;
+    /* pmc_argv honours req->sample, counting launches per this unit
+     * ("signature": kernel, grid, block; "kernel"); NULL: it cannot sample. */
+    const char *sample_unit;
+    /* Its counter pass trace times launches with events around them, not the
+     * kernels (read/extrapolate.h, xp_sampling.kernel_times). */
+    bool launch_event_times;
 };
 
 extern const struct br_collector_ops br_collector_rocprofv3;
@@ -130,6 +138,12 @@ int br_rocprof_format(const char *wanted, const char *tool_version, const char *
                       const char **why);
 /* File name suffix of a pmc pass's counter results in that format. */
 const char *br_rocprof_counter_suffix(const char *format);
+/* rocprofv3 can sample launches (--kernel-iteration-range, 6.3+): -1
+ * (printed) when the release is known to be older. */
+int br_rocprof_can_sample(const char *tool_version);
+/* The profiled ranks of plan up to max_rank as rocprofv3's iteration list,
+ * "[1-10,57,98,...]" (caller frees). */
+char *br_rocprof_iterations(const struct lp_plan *plan, uint64_t max_rank);
 
 /* Files in dir whose names end with suffix (sorted); appended to out as
  * full paths. Returns how many, -1 when dir cannot be read. */

@@ -30,7 +30,7 @@ static char *lib_path(const struct br_collect_req *req)
 }
 
 static int cupti_argv(const struct br_collect_req *req, const char *const *metrics,
-                      struct strv *out)
+                      const struct lp_plan *sample, struct strv *out)
 {
     strv_init(out);
     char *lib = lib_path(req);
@@ -40,7 +40,7 @@ static int cupti_argv(const struct br_collect_req *req, const char *const *metri
      * in rocprofv3's <pass>_<node>_<pid>; launch.sh replaces @NODE@ per task */
     char *name = req->per_node ? xasprintf("%s_" BR_NODE_TOKEN, req->name) : xstrdup(req->name);
     cupti_env_argv(out, lib ? lib : "<libbenchrun-cupti.so not built>", req->dir, name,
-                   metrics);
+                   metrics, sample);
     free(name);
     free(lib);
     return 0;
@@ -48,12 +48,12 @@ static int cupti_argv(const struct br_collect_req *req, const char *const *metri
 
 static int cupti_pmc_argv(const struct br_collect_req *req, struct strv *out)
 {
-    return cupti_argv(req, req->counters, out);
+    return cupti_argv(req, req->counters, req->sample, out);
 }
 
 static int cupti_trace_argv(const struct br_collect_req *req, struct strv *out)
 {
-    return cupti_argv(req, NULL, out);
+    return cupti_argv(req, NULL, NULL, out);
 }
 
 static const char *const cupti_outputs[] = { "_counter_collection.csv", "_kernel_trace.csv",
@@ -67,4 +67,6 @@ const struct br_collector_ops br_collector_cupti = {
     .trace_argv = cupti_trace_argv,
     .fixup = NULL,
     .outputs = cupti_outputs,
+    .sample_unit = "signature",
+    .launch_event_times = true,
 };

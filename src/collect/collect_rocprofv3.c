@@ -72,6 +72,39 @@ const char *br_rocprof_counter_suffix(const char *format)
     return format && !strcmp(format, "rocpd") ? "_results.db" : "_counter_collection.csv";
 }
 
+int br_rocprof_can_sample(const char *tool_version)
+{
+    long rel = release_number(tool_version);
+    if (rel >= 0 && rel < 603)
+        return br_error("launch sampling needs rocprofv3's --kernel-iteration-range (ROCm 6.3+); "
+                        "this is ROCm %s: use LAUNCHES=all", tool_version);
+    return 0;
+}
+
+char *br_rocprof_iterations(const struct lp_plan *plan, uint64_t max_rank)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_addc(&sb, '[');
+    uint64_t r = 1;
+    if (plan->first > 0) {
+        sb_addf(&sb, plan->first > 1 ? "1-%llu" : "1", (unsigned long long)plan->first);
+        r = plan->first + 1;
+    }
+    for (r = lp_next(plan, r); r <= max_rank; r = lp_next(plan, r + 1)) {
+        sb_addf(&sb, "%s%llu", sb.len > 1 ? "," : "", (unsigned long long)r);
+        if (r == UINT64_MAX)
+            break;
+    }
+    sb_addc(&sb, ']');
+    return sb_detach(&sb);
+}
+
+/* Iterations listed for --kernel-iteration-range: launches of one kernel
+ * past this rank get no counters (their strata are estimated from the
+ * earlier ones, read/extrapolate.h). */
+#define RP_SAMPLE_MAX_RANK 100000000ull
+
 static bool is_62(const struct br_collect_req *req)
 {
     return req->tool_version && strncmp(req->tool_version, "6.2", 3) == 0 &&
@@ -123,6 +156,14 @@ static int rp_pmc_argv(const struct br_collect_req *req, struct strv *out)
         strv_push(out, "--pmc");
         for (size_t i = 0; req->counters && req->counters[i]; i++)
             strv_push(out, req->counters[i]);
+    }
+    if (req->sample) {   /* per kernel, 1-based dispatch counts (rocprofiler-sdk tool config) */
+        char *it = br_rocprof_iterations(req->sample, RP_SAMPLE_MAX_RANK);
+        strv_push(out, "--kernel-include-regex");
+        strv_push(out, ".*");
+        strv_push(out, "--kernel-iteration-range");
+        strv_push(out, it);
+        free(it);
     }
     strv_push(out, "--kernel-trace");
     strv_push(out, "--memory-copy-trace");
@@ -195,4 +236,5 @@ const struct br_collector_ops br_collector_rocprofv3 = {
     .trace_argv = rp_trace_argv,
     .fixup = rp_fixup,
     .outputs = rp_outputs,
+    .sample_unit = "kernel",
 };

@@ -37,7 +37,8 @@
 #define BR_CONF_SCALARS                                                        \
     "WORKLOAD WORKLOAD_DESC PROFILING_DIR RESULTS_DIR NGPUS NTASKS "           \
     "BIND_GPU_PER_TASK SAMPLE_GPUS ROCM_PATH PROF_LT SAMPLE_MS PERF_GREP "      \
-    "VENDOR ARCH PARTITION TIME_LIMIT COUNTERS NNODES SAMPLE_BACKEND ROCPROF_FORMAT GPU"
+    "VENDOR ARCH PARTITION TIME_LIMIT COUNTERS NNODES SAMPLE_BACKEND ROCPROF_FORMAT GPU "
+    "LAUNCHES"
 #define BR_CONF_ARRAYS "MODULES REQUIRED_FILES LAUNCHER"
 
 const char br_conf_loader_script[] =
@@ -358,6 +359,14 @@ static int check_rocprof_format(const char *path, const struct br_conf *c)
     return 0;
 }
 
+static int check_launches(const char *path, const struct br_conf *c)
+{
+    const char *l = c->launches;
+    if (strcmp(l, "auto") && strcmp(l, "all") && strcmp(l, "sampled"))
+        return conf_err(path, "LAUNCHES must be auto, all or sampled, got '%s'", l);
+    return 0;
+}
+
 static int check_vendor(const char *path, struct br_conf *c)
 {
     if (!c->vendor)
@@ -405,6 +414,9 @@ static void take_strings(const struct raw *w, struct br_conf *c)
     c->rocprof_format = opt_str(w, "ROCPROF_FORMAT");
     if (!c->rocprof_format)
         c->rocprof_format = xstrdup("auto");
+    c->launches = opt_str(w, "LAUNCHES");
+    if (!c->launches)
+        c->launches = xstrdup("auto");
 }
 
 static int check_app_cmd(struct raw *w, const char *path, struct br_conf *c)
@@ -482,6 +494,7 @@ static int validate(struct raw *w, const char *path, unsigned flags, struct br_c
     c->results_dir = conf_abs(c->dir, rd);
     take_strings(w, c);
     if (check_vendor(path, c) || check_rocprof_format(path, c) || check_perf_grep(path, c) ||
+        check_launches(path, c) ||
         check_app_cmd(w, path, c))
         return -1;
     take_arrays(w, c);
@@ -704,7 +717,8 @@ void br_conf_free(struct br_conf *c)
     char **strs[] = { &c->path, &c->dir, &c->workload, &c->workload_desc, &c->profiling_dir,
                       &c->results_dir, &c->sample_gpus, &c->rocm_path, &c->prof_lt,
                       &c->perf_grep, &c->vendor, &c->arch, &c->partition, &c->time_limit,
-                      &c->counters, &c->sample_backend, &c->rocprof_format, &c->out_dir };
+                      &c->counters, &c->sample_backend, &c->rocprof_format, &c->launches,
+                      &c->out_dir };
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
         free(*strs[i]);
         *strs[i] = NULL;

@@ -19,7 +19,8 @@
  * none = CPU-only workload, GPU checks skipped), ARCH, PARTITION, TIME_LIMIT,
  * COUNTERS (counter set name or JSON path), LAUNCHER (array or string; "none"
  * forces direct exec), NNODES (default 1), SAMPLE_BACKEND (default auto),
- * ROCPROF_FORMAT (auto, csv or rocpd; default auto).
+ * ROCPROF_FORMAT (auto, csv or rocpd; default auto), LAUNCHES (auto, all or
+ * sampled: which launches of a counter pass get counters; default auto).
  * A string where an array is expected (MODULES, REQUIRED_FILES, LAUNCHER) is
  * split on blanks by bash, as `for m in $MODULES` would.
  *
@@ -65,6 +66,7 @@ struct br_conf {
     long nnodes;            /* default 1 */
     char *sample_backend;   /* default "auto" */
     char *rocprof_format;   /* rocprofv3 output: "auto" (default), "csv" or "rocpd" */
+    char *launches;         /* counter passes: "auto" (default), "all" or "sampled" */
 
     /* functions */
     bool has_stage_inputs;

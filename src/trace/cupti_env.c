@@ -40,7 +40,7 @@ char *cupti_lib_path(void)
 }
 
 void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const char *name,
-                    const char *const *metrics)
+                    const char *const *metrics, const struct lp_plan *sample)
 {
     strv_push(out, "env");
     strv_pushf(out, "CUDA_INJECTION64_PATH=%s", lib);
@@ -55,4 +55,9 @@ void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const ch
         sb_addf(&sb, "%s%s", i ? "," : "", metrics[i]);
     strv_push(out, sb.buf);
     sb_release(&sb);
+    if (sample) {
+        char plan[96];
+        lp_plan_format(sample, plan, sizeof(plan));
+        strv_pushf(out, "BENCHRUN_CUPTI_SAMPLE=%s", plan);
+    }
 }

@@ -11,6 +11,7 @@
 #ifndef BR_CUPTI_ENV_H
 #define BR_CUPTI_ENV_H
 
+#include "read/launchplan.h"
 #include "util/strv.h"
 
 /* Path of libbenchrun-cupti.so: $BENCHRUN_CUPTI_LIB, else <exe dir>/lib/benchrun/
@@ -19,9 +20,10 @@
 char *cupti_lib_path(void);
 
 /* Appends `env CUDA_INJECTION64_PATH=LIB BENCHRUN_CUPTI_OUT=DIR
- * BENCHRUN_CUPTI_NAME=NAME_%pid% [BENCHRUN_CUPTI_METRICS=a,b,…]` to out.
- * metrics is NULL-terminated or NULL (trace only). */
+ * BENCHRUN_CUPTI_NAME=NAME_%pid% [BENCHRUN_CUPTI_METRICS=a,b,…
+ * [BENCHRUN_CUPTI_SAMPLE=FIRST:EVERY:BLOCKS:SEED]]` to out. metrics is
+ * NULL-terminated or NULL (trace only); sample NULL: every launch profiled. */
 void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const char *name,
-                    const char *const *metrics);
+                    const char *const *metrics, const struct lp_plan *sample);
 
 #endif
