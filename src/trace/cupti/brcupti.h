@@ -1,13 +1,25 @@
-/* brcupti.h - shared state of libbenchrun-cupti.so (private to src/trace/cupti/).
+/* brcupti.h - the modules of libbenchrun-cupti.so (private to src/trace/cupti/).
  *
  * The library is loaded into an unmodified CUDA application through
- * CUDA_INJECTION64_PATH (InitializeInjection, inject.c). Modules:
+ * CUDA_INJECTION64_PATH (InitializeInjection, inject.c). Modules, each with
+ * its own state behind the functions below:
  *   inject.c    entry point, configuration (BENCHRUN_CUPTI_* variables), the
- *               CUPTI subscriber, exit/SIGTERM/context-destroy handling, files
- *   kstore.c    CUPTI activity buffers → compact kernel records; kernel_trace.csv
- *   rangeprof.c per-context range profiler (auto range = one range per launch)
+ *               CUPTI subscriber and its callbacks, the one lock, module
+ *               unloads in SASS passes, exit/SIGTERM/context-destroy handling,
+ *               the companion JSON
+ *   kstore.c    kernel names; CUPTI activity buffers → kernel and copy records
+ *               (trace mode); the clock conversion; kernel_trace.csv and
+ *               memory_copy_trace.csv
+ *   launches.c  counter mode: every launch seen by the launch callbacks, which
+ *               of them are profiled (read/launchplan.h), their device times
+ *               (CUDA events), the join with the profiler's ranges, and the
+ *               rows of kernel_trace.csv and counter_collection.csv
+ *   rangeprof.c per-context CUPTI range profiler: auto range = one range per
+ *               profiled launch, armed only while profiled launches run
  *   host.c      profiler host API: pass counts, metric lists (also used offline)
- * All timestamps written are CLOCK_BOOTTIME ns (clockconv.h).
+ * Locking: one recursive mutex (brc_lock, inject.c). Every callback that
+ * touches a module's state takes it; functions documented "lock held" expect
+ * it. All timestamps written are CLOCK_BOOTTIME ns (clockconv.h).
  */
 #ifndef BR_CUPTI_INTERNAL_H
 #define BR_CUPTI_INTERNAL_H
@@ -21,16 +33,25 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include "read/launchplan.h"
 #include "trace/clockconv.h"
 #include "trace/copytrace.h"
 #include "trace/ktrace_write.h"
 
-/* Configuration read from the environment once, at injection. */
+/* What module unloads do in a counter pass (BENCHRUN_CUPTI_UNLOAD). */
+enum brc_unload {
+    BRC_UNLOAD_KEEP,    /* nothing: the unload goes through (default outside SASS passes) */
+    BRC_UNLOAD_DEFER,   /* the module stays loaded to the end (default in SASS passes) */
+    BRC_UNLOAD_RESET,   /* range profiler disabled before it, enabled at the next profiled launch */
+};
+
+/* Configuration read from the environment once, at injection; read-only after. */
 struct brc_config {
     char *out_dir;         /* BENCHRUN_CUPTI_OUT (default ".") */
     char *prefix;          /* BENCHRUN_CUPTI_NAME with %pid% expanded, pid appended */
     char **metrics;        /* BENCHRUN_CUPTI_METRICS, comma-separated; NULL: trace only */
     size_t nmetrics;
+    bool sass;             /* some metric is SASS-patched (sm__sass_*): CUPTI instruments kernels */
     bool trace;            /* write kernel_trace.csv (BENCHRUN_CUPTI_TRACE, default 1) */
     size_t max_ranges;     /* ranges per counter image (BENCHRUN_CUPTI_MAX_RANGES) */
     bool kernel_replay;    /* BENCHRUN_CUPTI_REPLAY=kernel (default user: no replay) */
@@ -41,18 +62,20 @@ struct brc_config {
     bool activity;         /* kernel activity records (BENCHRUN_CUPTI_ACTIVITY; default 1 in
                               trace mode, 0 in counter mode: CUPTI's activity timestamps patch
                               every kernel, see rangeprof.c) */
-    bool range_runs;       /* BENCHRUN_CUPTI_RANGE=run: one user range per run of consecutive
-                              launches of the same kernel (default: auto range per launch) */
+    bool sampled;          /* BENCHRUN_CUPTI_SAMPLE=FIRST:EVERY:BLOCKS:SEED: counters on the
+                              launches `plan` picks per (kernel, grid, block); unset or "all":
+                              every launch */
+    struct lp_plan plan;
     bool serialize;        /* BENCHRUN_CUPTI_SERIALIZE=1: one launch or module load/unload call
                               at a time in the process, the library's lock held through it */
     bool copies;           /* memory copy and set activity (BENCHRUN_CUPTI_COPIES, default 1):
                               <prefix>_memory_copy_trace.csv, in both modes */
     bool strip_pdl;        /* BENCHRUN_CUPTI_STRIP_PDL: programmatic stream serialization
                               turned off in the launch attributes (default: SASS passes) */
-    bool unload_reset;     /* BENCHRUN_CUPTI_UNLOAD_RESET: range profiler disabled before
-                              each module unload, enabled at the next launch (default:
-                              SASS passes, see rangeprof.c brc_rp_on_module_unload) */
+    enum brc_unload unload;   /* BENCHRUN_CUPTI_UNLOAD=defer|reset|keep (inject.c) */
 };
+
+extern struct brc_config brc_cfg;
 
 /* Launch attributes seen (brc_launch.attrs). */
 enum {
@@ -61,7 +84,7 @@ enum {
     BRC_ATTR_COOP = 4,     /* cooperative launch attribute */
 };
 
-/* What a launch API callback knows about one launch (inject.c → rangeprof.c). */
+/* What a launch API callback knows about one launch (inject.c → launches.c). */
 struct brc_launch {
     const char *symbol;    /* mangled kernel name (CUPTI's symbolName) */
     bool graph;            /* a graph launch: unknown number of kernels */
@@ -75,18 +98,7 @@ struct brc_launch {
     uint32_t cluster[3];   /* cluster dimension attribute (0: none) */
 };
 
-/* What the launch callbacks saw, for the companion JSON (atomic counters). */
-struct brc_census {
-    uint64_t launch_ex;        /* cuLaunchKernelEx / cudaLaunchKernelExC calls */
-    uint64_t cluster;          /* ... with a cluster dimension attribute of > 1 block */
-    uint64_t cluster1;         /* ... with a cluster dimension attribute of 1 x 1 x 1 */
-    uint64_t pdl;              /* ... with programmatic stream serialization allowed */
-    uint64_t pdl_stripped;     /* ... where BENCHRUN_CUPTI_STRIP_PDL turned it off */
-    uint64_t modules_loaded;   /* CUPTI_CBID_RESOURCE_MODULE_LOADED callbacks */
-    uint64_t threads;          /* distinct threads that launched */
-};
-
-/* One kernel execution as CUPTI reported it (raw CUPTI timestamps). */
+/* One kernel execution as CUPTI's activity API reported it (raw CUPTI timestamps). */
 struct brc_kernel {
     uint64_t start, end;
     uint32_t corr, device, context, stream;
@@ -95,52 +107,17 @@ struct brc_kernel {
     uint32_t name;         /* index into the name table */
 };
 
-/* Process-wide state; everything below is guarded by lock. */
-struct brc_state {
-    pthread_mutex_t lock;
-    struct brc_config cfg;
-    CUpti_SubscriberHandle sub;
-    bool finished;         /* files written; later events are ignored */
-    long pid;
-    struct clk_conv clock;
-    /* kernel records held until written */
-    struct brc_kernel *k;
-    size_t nk, capk;
-    uint64_t dispatched;   /* rows written so far (Dispatch_Id base) */
-    uint64_t dropped;      /* activity records CUPTI dropped */
-    FILE *trace_fp;        /* <prefix>_kernel_trace.csv.part while open */
-    /* memory copies and sets held until written (raw CUPTI timestamps) */
-    struct ct_copy *copies;
-    size_t ncopies, capcopies;
-    uint64_t copy_rows;
-    FILE *copy_fp;         /* <prefix>_memory_copy_trace.csv.part while open */
-    uint64_t trace_rows;
-    /* interned demangled names */
-    char **names;
-    const char **name_keys;  /* CUPTI's name pointer for each entry */
-    size_t nnames, capnames;
-    /* counter collection summary */
-    uint64_t counter_rows, ranges, ranges_dropped, unmatched;
-    /* launches not profiled (companion JSON): a failure while profiling one
-     * launch drops that launch, never the application (rangeprof.c) */
-    uint64_t launches_dropped;     /* profiler call failed for it, or context failed */
-    uint64_t launches_captured;    /* into a capturing stream: recorded in a graph, not run */
-    uint64_t launches_reentrant;   /* launched from inside our own callback (CUPTI/driver) */
-    uint64_t profiler_reenabled;   /* range profiler enabled again after a module unload */
-    char *error;           /* first error, for the companion JSON */
-    int hw_trace;          /* CUptiResult of cuptiActivityEnableHWTrace(1), -1 not tried */
-    struct brc_census census;
-};
+/* ---- inject.c ---------------------------------------------------------------- */
 
-extern struct brc_state brc;
+/* The library's one lock (recursive). */
+void brc_lock(void);
+void brc_unlock(void);
+/* Files written: later events are ignored (lock held). */
+bool brc_finished(void);
+long brc_pid(void);
 
 /* What this thread is doing inside the library (a string literal, NULL: not in
  * the library); printed by the fatal-signal reporter (inject.c). */
-extern __thread const char *brc_tls_phase;
-/* The last phase any thread entered and that thread's id: when another thread
- * crashes, the report says what the library was doing meanwhile. */
-extern const char *volatile brc_any_phase;
-extern volatile long brc_any_phase_tid;
 void brc_phase(const char *s);
 #define BRC_PHASE(s) brc_phase(s)
 
@@ -150,31 +127,77 @@ void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *brc_cupti_str(CUptiResult r);
 /* Path <out_dir>/<prefix>_<suffix>; caller frees. */
 char *brc_path(const char *suffix);
+/* Writes fputs(s) / a JSON string to the companion JSON being written. */
+void brc_json_str(FILE *fp, const char *s);
 
-/* kstore.c */
-int brc_kstore_start(bool kernels, bool copies);   /* activity kinds + buffers */
+/* ---- kstore.c (lock held unless noted) ----------------------------------------- */
+
+int brc_kstore_start(bool kernels, bool copies);   /* activity kinds + buffers (no lock) */
 void brc_kstore_device_buffer(size_t bytes);       /* before brc_kstore_start */
-void brc_kstore_flush(bool forced);                /* cuptiActivityFlushAll */
-void brc_kstore_write_trace(void);                 /* held records → CSV (lock held) */
-int brc_kstore_close_trace(void);                  /* rename .part → final (lock held) */
-void brc_kstore_write_copies(void);                /* held copies → CSV (lock held) */
-const char *brc_kstore_name(uint32_t idx);
-uint32_t brc_kstore_intern(const char *mangled);   /* lock held */
-/* Fills a rocprofv3 row from a record; timestamps converted to boottime. */
-void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out);
+void brc_kstore_flush(bool forced);                /* cuptiActivityFlushAll (no lock) */
+void brc_kstore_write_trace(void);                 /* held activity records → CSV */
+int brc_kstore_close_trace(void);                  /* rename .part → final, both files */
+void brc_kstore_write_copies(void);                /* held copies → CSV */
+const char *brc_kstore_name(uint32_t idx);         /* demangled */
+const char *brc_kstore_mangled(uint32_t idx);
+uint32_t brc_kstore_intern(const char *mangled);
+/* The kernel trace file, opened with its header on first use (NULL: failed). */
+FILE *brc_kstore_trace_file(void);
+void brc_kstore_count_rows(uint64_t n);            /* rows written by launches.c */
+/* A fresh (CUPTI, CLOCK_BOOTTIME) point; CUPTI timestamps → boottime. */
+void brc_kstore_clock_point(void);
+uint64_t brc_kstore_to_boot(uint64_t cupti_ns);
+/* For the companion JSON. */
+struct brc_kstore_stats {
+    uint64_t kernels, dropped, copies;
+    int hw_trace;          /* CUptiResult of cuptiActivityEnableHWTrace(1), -1 not tried */
+    const struct clk_conv *clock;
+};
+void brc_kstore_stats(struct brc_kstore_stats *out);
 
-/* rangeprof.c (all under brc.lock) */
+/* ---- rangeprof.c (lock held) ------------------------------------------------------ */
+
+struct brc_rp_ctx;   /* one CUDA context's range profiler */
+
+/* The context's profiler, created and enabled at its first profiled launch;
+ * NULL when it cannot be (the error is recorded once). */
+struct brc_rp_ctx *brc_rp_get(CUcontext ctx);
+/* Ranges are taken while armed: arms (counter image initialized, started) if
+ * needed, and first decodes a full image. The caller counts the launch with
+ * brc_rp_count_range. 0, or -1 (context unusable from now on). */
+int brc_rp_arm(struct brc_rp_ctx *c, bool graph);
+void brc_rp_count_range(struct brc_rp_ctx *c, int delta);
+/* Stops taking ranges: decodes what was taken (values appended). 0/-1. */
+int brc_rp_disarm(struct brc_rp_ctx *c);
+bool brc_rp_armed(const struct brc_rp_ctx *c);
+bool brc_rp_failed(const struct brc_rp_ctx *c);
+/* Decoded ranges not yet taken: n rows of brc_cfg.nmetrics values and the
+ * range names (NULL where unknown); marks them taken. */
+size_t brc_rp_take(struct brc_rp_ctx *c, const double **vals, const char *const **names);
+/* A module is about to be unloaded (BRC_UNLOAD_RESET): decode, disable; the
+ * next brc_rp_arm enables again. ctx NULL: every context. */
+void brc_rp_on_module_unload(CUcontext ctx);
+void brc_rp_finish_ctx(struct brc_rp_ctx *c);      /* decode, disable, release */
+void brc_rp_finish(void);                          /* every context */
 int brc_rp_init(void);                             /* cuptiProfilerInitialize once */
-void brc_rp_on_launch(CUcontext ctx, const struct brc_launch *l);  /* launch API enter */
-/* launch API exit: host end time, end event; launch_failed: the call returned an error */
-void brc_rp_on_launch_exit(CUcontext ctx, bool launch_failed);
-void brc_rp_on_function(CUcontext ctx, CUfunction f);  /* the launch's function (driver call) */
-void brc_rp_on_ctx_destroy(CUcontext ctx);
-void brc_rp_on_module_unload(CUcontext ctx);       /* ctx NULL: every context */
-void brc_rp_finish(void);                          /* collect every context */
-int brc_rp_write(void);                            /* join with kernels, write CSV */
+struct brc_rp_stats {
+    uint64_t ranges, ranges_dropped, reenabled, arms;
+    double enable_ms, arm_ms, decode_ms;   /* wall time in those profiler calls */
+};
+void brc_rp_stats(struct brc_rp_stats *out);
 
-/* Exported entry points (default visibility). */
+/* ---- launches.c (lock held) -------------------------------------------------------- */
+
+/* launch API entry (late: at the exit, already submitted) */
+void brc_launches_enter(CUcontext ctx, const struct brc_launch *l);
+/* launch API exit: host end time, end event; launch_failed: the call returned an error */
+void brc_launches_exit(CUcontext ctx, bool launch_failed);
+void brc_launches_function(CUcontext ctx, CUfunction f);  /* the launch's function */
+void brc_launches_on_ctx_destroy(CUcontext ctx);   /* rows of that context, events freed */
+void brc_launches_finish(void);                    /* every context's rows, the counter file */
+void brc_launches_json(FILE *fp);                  /* their part of the companion JSON */
+
+/* ---- exported entry points (default visibility) ------------------------------------ */
 int InitializeInjection(void);
 int br_cupti_host_passes(const char *chip, const char *const *names, size_t n, size_t *passes);
 int br_cupti_host_list(const char *chip, void (*fn)(void *ctx, const char *name, const char *type),

@@ -16,18 +16,21 @@
  *   BENCHRUN_CUPTI_ACTIVITY kernel activity records: default 1 in trace mode, 0 in
  *                           counter mode (CUPTI instruments kernels for them, which
  *                           falsifies instruction counters: rangeprof.c)
- *   BENCHRUN_CUPTI_RANGE    "run": one range per run of consecutive launches of one
- *                           kernel, values split evenly over its launches (cheaper;
- *                           default "launch": one auto range per launch, exact)
+ *   BENCHRUN_CUPTI_SAMPLE   FIRST:EVERY:BLOCKS:SEED: counters on the launches of each
+ *                           (kernel, grid, block) that read/launchplan.h picks, the
+ *                           trace on every launch (launches.c); unset or "all": every
+ *                           launch profiled
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
  *                           module load/unload call (one at a time per process)
  *   BENCHRUN_CUPTI_STRIP_PDL 1/0: programmatic stream serialization turned off in
  *                           launch attributes (default: in passes with SASS metrics)
- *   BENCHRUN_CUPTI_UNLOAD_RESET 1/0: range profiler collected and disabled before a
- *                           module unload, enabled at the next launch (default: in
- *                           passes with SASS metrics; CUPTI 13.0 crashes otherwise)
+ *   BENCHRUN_CUPTI_UNLOAD   defer|reset|keep: what a cuModuleUnload/cuLibraryUnload does
+ *                           in a counter pass (default: defer in passes with SASS
+ *                           metrics, where CUPTI 13.0 crashes after an unload; keep
+ *                           elsewhere); BENCHRUN_CUPTI_UNLOAD_RESET=1/0, the older
+ *                           name, means reset/keep
  * Files, written at the end (exit() from any thread, cudaDeviceReset or context
  * destruction, SIGTERM) and, for the trace, also whenever cfg.flush_records
  * kernels are held: <prefix>_kernel_trace.csv, <prefix>_counter_collection.csv
@@ -53,29 +56,92 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-struct brc_state brc;
+struct brc_config brc_cfg;
 
-static __thread int tls_runtime_launch;   /* inside a runtime launch API call */
-static __thread bool tls_runtime_deferred; /* that call had no context yet: its driver call counts */
-static __thread bool tls_deferred_taken;   /* ... and a driver launch callback recorded it */
-static __thread int tls_in_callback;      /* inside on_api's profiler work (re-entrancy) */
-__thread const char *brc_tls_phase;
-const char *volatile brc_any_phase;
-volatile long brc_any_phase_tid;
-/* The launch API call this thread is inside (CUPTI's function name, a static
- * string) and its kernel's name, for the crash report. */
-static __thread const char *tls_api;
-static __thread char tls_api_symbol[160];
-static __thread unsigned tls_api_attrs;
-static __thread bool tls_counted;   /* this thread's first launch was counted */
+/* What the launch callbacks saw, for the companion JSON (atomic counters). */
+struct census {
+    uint64_t launch_ex;        /* cuLaunchKernelEx / cudaLaunchKernelExC calls */
+    uint64_t cluster;          /* ... with a cluster dimension attribute of > 1 block */
+    uint64_t cluster1;         /* ... with a cluster dimension attribute of 1 x 1 x 1 */
+    uint64_t pdl;              /* ... with programmatic stream serialization allowed */
+    uint64_t pdl_stripped;     /* ... where BENCHRUN_CUPTI_STRIP_PDL turned it off */
+    uint64_t modules_loaded;   /* CUPTI_CBID_RESOURCE_MODULE_LOADED callbacks */
+    uint64_t threads;          /* distinct threads that launched */
+    uint64_t reentrant;        /* launches from inside our own callback (CUPTI/driver) */
+};
+
+/* What module unloads did (BENCHRUN_CUPTI_UNLOAD). */
+struct unloads {
+    uint64_t deferred;         /* unloads given a stand-in module: the real one stays */
+    uint64_t reset;            /* unloads with the profiler reset around them */
+    uint64_t passed;           /* unloads that went through (keep, or the stand-in failed) */
+    bool defer_failed;         /* the driver unloaded the real module after all: reset from then on */
+    int probe;                 /* stand-in tried on a module of ours first: 0 not yet, 1 taken,
+                                  -1 not taken, 2 unverified (no module ids seen) */
+};
+
+/* The module's state, behind brc_lock() (atomic counters excepted). */
+static struct {
+    pthread_mutex_t lock;
+    CUpti_SubscriberHandle sub;
+    bool finished;             /* files written; later events are ignored */
+    long pid;
+    char *error;               /* first error, for the companion JSON */
+    struct census census;
+    struct unloads unl;
+} lib;
+
+/* What this thread is doing inside the library: launch calls, the crash
+ * report's phase, a module unload in progress. */
+static __thread struct {
+    int runtime_launch;        /* inside a runtime launch API call */
+    bool runtime_deferred;     /* that call had no context yet: its driver call counts */
+    bool deferred_taken;       /* ... and a driver launch callback recorded it */
+    int in_callback;           /* inside on_api's profiler work (re-entrancy) */
+    const char *phase;         /* a string literal, NULL: not in the library */
+    const char *api;           /* the launch API call it is inside (CUPTI's static name) */
+    char api_symbol[160];      /* and its kernel, for the crash report */
+    unsigned api_attrs;
+    bool counted;              /* this thread's first launch was counted */
+    bool unloading;            /* inside a cuModuleUnload/cuLibraryUnload given a stand-in */
+    bool probing;              /* inside the probe's own unload (probe_standin) */
+    bool loading_standin;      /* loading that stand-in */
+    uint32_t standin_id;       /* its CUPTI module id (0: none seen) */
+    bool foreign_unload;       /* another module was unloaded in that call */
+} tls;
+
+/* The last phase any thread entered and that thread's id: when another thread
+ * crashes, the report says what the library was doing meanwhile. */
+static const char *volatile any_phase;
+static volatile long any_phase_tid;
 
 void brc_phase(const char *s)
 {
-    brc_tls_phase = s;
+    tls.phase = s;
     if (s) {
-        brc_any_phase = s;
-        brc_any_phase_tid = (long)syscall(SYS_gettid);
+        any_phase = s;
+        any_phase_tid = (long)syscall(SYS_gettid);
     }
+}
+
+void brc_lock(void)
+{
+    pthread_mutex_lock(&lib.lock);
+}
+
+void brc_unlock(void)
+{
+    pthread_mutex_unlock(&lib.lock);
+}
+
+bool brc_finished(void)
+{
+    return lib.finished;
+}
+
+long brc_pid(void)
+{
+    return lib.pid;
 }
 static int sig_pipe[2] = { -1, -1 };
 static struct sigaction old_term;
@@ -97,15 +163,15 @@ void brc_fail(const char *fmt, ...)
         msg = NULL;
     va_end(ap);
     fprintf(stderr, "benchrun-cupti: %s\n", msg ? msg : fmt);
-    if (!brc.error && msg)
-        brc.error = msg;
+    if (!lib.error && msg)
+        lib.error = msg;
     else
         free(msg);
 }
 
 char *brc_path(const char *suffix)
 {
-    return xasprintf("%s/%s_%s", brc.cfg.out_dir, brc.cfg.prefix, suffix);
+    return xasprintf("%s/%s_%s", brc_cfg.out_dir, brc_cfg.prefix, suffix);
 }
 
 /* ---- configuration ---------------------------------------------------- */
@@ -141,42 +207,65 @@ static void split_metrics(const char *s)
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         if (len > 0) {
-            xgrow((void **)&brc.cfg.metrics, &cap, brc.cfg.nmetrics + 1, sizeof(char *));
-            brc.cfg.metrics[brc.cfg.nmetrics++] = xstrndup(s, len);
+            xgrow((void **)&brc_cfg.metrics, &cap, brc_cfg.nmetrics + 1, sizeof(char *));
+            brc_cfg.metrics[brc_cfg.nmetrics++] = xstrndup(s, len);
         }
         s = comma ? comma + 1 : NULL;
     }
 }
 
+/* BENCHRUN_CUPTI_UNLOAD (or the older BENCHRUN_CUPTI_UNLOAD_RESET=1/0). */
+static enum brc_unload unload_mode(bool sass)
+{
+    const char *u = getenv("BENCHRUN_CUPTI_UNLOAD"), *old = getenv("BENCHRUN_CUPTI_UNLOAD_RESET");
+    if (u && !strcmp(u, "defer"))
+        return BRC_UNLOAD_DEFER;
+    if (u && !strcmp(u, "reset"))
+        return BRC_UNLOAD_RESET;
+    if (u && !strcmp(u, "keep"))
+        return BRC_UNLOAD_KEEP;
+    if (old && *old)
+        return strcmp(old, "0") ? BRC_UNLOAD_RESET : BRC_UNLOAD_KEEP;
+    return sass ? BRC_UNLOAD_DEFER : BRC_UNLOAD_KEEP;
+}
+
 static void read_config(void)
 {
-    struct brc_config *c = &brc.cfg;
+    struct brc_config *c = &brc_cfg;
     const char *out = getenv("BENCHRUN_CUPTI_OUT");
     const char *name = getenv("BENCHRUN_CUPTI_NAME");
     const char *trace = getenv("BENCHRUN_CUPTI_TRACE");
     const char *replay = getenv("BENCHRUN_CUPTI_REPLAY");
     const char *verbose = getenv("BENCHRUN_CUPTI_VERBOSE");
     c->out_dir = xstrdup(out && *out ? out : ".");
-    c->prefix = expand_prefix(name && *name ? name : "benchrun", brc.pid);
+    c->prefix = expand_prefix(name && *name ? name : "benchrun", lib.pid);
     split_metrics(getenv("BENCHRUN_CUPTI_METRICS"));
     c->trace = !(trace && strcmp(trace, "0") == 0);
-    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES", 2000, 1);
+    c->max_ranges = 0;   /* below, once sampling is known */
     c->kernel_replay = replay && strcmp(replay, "kernel") == 0;
     c->buffer_bytes = env_size("BENCHRUN_CUPTI_BUFFER_KB", 8192, 64) * 1024;
     c->flush_records = env_size("BENCHRUN_CUPTI_FLUSH_RECORDS", 1000000, 1);
     c->devbuf_bytes = env_size("BENCHRUN_CUPTI_DEVICE_BUFFER_MB", 0, 1) * 1024 * 1024;
     const char *act = getenv("BENCHRUN_CUPTI_ACTIVITY");
     c->activity = act && *act ? strcmp(act, "0") != 0 : c->nmetrics == 0;
-    const char *range = getenv("BENCHRUN_CUPTI_RANGE");
-    c->range_runs = range && strcmp(range, "run") == 0;
+    const char *sample = getenv("BENCHRUN_CUPTI_SAMPLE");
+    if (sample && *sample && strcmp(sample, "all") != 0) {
+        c->sampled = c->nmetrics && lp_plan_parse(sample, &c->plan) == 0;
+        if (!c->sampled && c->nmetrics)
+            fprintf(stderr, "benchrun-cupti: BENCHRUN_CUPTI_SAMPLE='%s' is not FIRST:EVERY:BLOCKS:SEED: "
+                            "every launch is profiled\n", sample);
+    }
+    /* Ranges per counter image: a sampled pass decodes at every stretch of
+     * profiled launches, and on the H200 each decode and re-arm took ~150 ms
+     * with the 4,064-range image of full collection (docs/validation.md):
+     * a small image there. */
+    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES", c->sampled ? 32 : 2000, 1);
     const char *ser = getenv("BENCHRUN_CUPTI_SERIALIZE"), *pdl = getenv("BENCHRUN_CUPTI_STRIP_PDL");
-    const char *unl = getenv("BENCHRUN_CUPTI_UNLOAD_RESET");
-    bool sass = false;   /* SASS-patched metrics: CUPTI instruments the kernels */
-    for (size_t i = 0; i < c->nmetrics; i++)
-        sass |= strstr(c->metrics[i], "__sass_") != NULL;
+    for (size_t i = 0; i < c->nmetrics; i++)   /* SASS-patched metrics: CUPTI instruments kernels */
+        c->sass |= strstr(c->metrics[i], "__sass_") != NULL;
     c->serialize = ser && strcmp(ser, "1") == 0;
-    c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : sass;
-    c->unload_reset = unl && *unl ? strcmp(unl, "0") != 0 : sass;
+    c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : c->sass;
+    c->unload = c->nmetrics ? unload_mode(c->sass) : BRC_UNLOAD_KEEP;
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
@@ -184,7 +273,7 @@ static void read_config(void)
 
 /* ---- the companion JSON ---------------------------------------------- */
 
-static void json_str(FILE *fp, const char *s)
+void brc_json_str(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (; s && *s; s++) {
@@ -199,12 +288,12 @@ static void json_str(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-static void json_clock(FILE *fp)
+static void json_clock(FILE *fp, const struct clk_conv *clock)
 {
     fprintf(fp, "  \"clock\": {\"source\": \"cuptiGetTimestamp\", \"target\": \"CLOCK_BOOTTIME\",\n"
-                "    \"drift_ppm\": %.6f,\n    \"points\": [", clk_conv_drift_ppm(&brc.clock));
-    for (size_t i = 0; i < brc.clock.n; i++) {
-        const struct clk_point *p = &brc.clock.pts[i];
+                "    \"drift_ppm\": %.6f,\n    \"points\": [", clk_conv_drift_ppm(clock));
+    for (size_t i = 0; i < clock->n; i++) {
+        const struct clk_point *p = &clock->pts[i];
         fprintf(fp, "%s\n      {\"cupti_ns\": %llu, \"boottime_ns\": %llu, \"offset_ns\": %lld, "
                     "\"uncertainty_ns\": %llu}", i ? "," : "", (unsigned long long)p->src_ns,
                 (unsigned long long)p->boot_ns, (long long)clk_offset_ns(p),
@@ -213,57 +302,72 @@ static void json_clock(FILE *fp)
     fprintf(fp, "]},\n");
 }
 
-/* What the launch callbacks saw (counter mode; zeros in trace mode). */
+/* What the launch callbacks and the module unloads saw (counter mode; zeros
+ * in trace mode). */
 static void json_census(FILE *fp)
 {
-    const struct brc_census *c = &brc.census;
+    const struct census *c = &lib.census;
     fprintf(fp, "  \"launch_census\": {\"launch_ex\": %llu, \"cluster\": %llu, \"cluster_1x1x1\": %llu, "
                 "\"programmatic_serialization\": %llu, \"programmatic_serialization_stripped\": %llu, "
                 "\"modules_loaded\": %llu, \"threads\": %llu, \"serialized\": %s},\n",
             (unsigned long long)c->launch_ex, (unsigned long long)c->cluster,
             (unsigned long long)c->cluster1, (unsigned long long)c->pdl,
             (unsigned long long)c->pdl_stripped, (unsigned long long)c->modules_loaded,
-            (unsigned long long)c->threads, brc.cfg.serialize ? "true" : "false");
-    fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n",
-            (unsigned long long)brc.profiler_reenabled);
-    fprintf(fp, "  \"memory_copies\": %llu,\n", (unsigned long long)brc.copy_rows);
+            (unsigned long long)c->threads, brc_cfg.serialize ? "true" : "false");
+    static const char *const modes[] = { "keep", "defer", "reset" };
+    struct brc_rp_stats rs;
+    brc_rp_stats(&rs);
+    static const char *const probes[] = { "not tried", "stand-in taken", "unverified" };
+    fprintf(fp, "  \"module_unloads\": {\"mode\": \"%s\", \"deferred\": %llu, \"reset\": %llu, "
+                "\"passed\": %llu, \"defer_failed\": %s, \"probe\": \"%s\"},\n",
+            modes[brc_cfg.unload], (unsigned long long)lib.unl.deferred,
+            (unsigned long long)lib.unl.reset, (unsigned long long)lib.unl.passed,
+            lib.unl.defer_failed ? "true" : "false",
+            lib.unl.probe < 0 ? "stand-in not taken" : probes[lib.unl.probe]);
+    fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n  \"profiler_armed\": %llu,\n"
+                "  \"profiler_ms\": {\"enable\": %.1f, \"arm\": %.1f, \"decode\": %.1f, "
+                "\"image_ranges\": %zu},\n", (unsigned long long)rs.reenabled,
+            (unsigned long long)rs.arms, rs.enable_ms, rs.arm_ms, rs.decode_ms,
+            2 * brc_cfg.max_ranges + 64);
 }
 
 static void write_json(const char *reason)
 {
     char *part = brc_path("cupti.json.part"), *final = brc_path("cupti.json");
     FILE *fp = fopen(part, "w");
+    struct brc_kstore_stats ks;
+    struct brc_rp_stats rs;
+    brc_kstore_stats(&ks);
+    brc_rp_stats(&rs);
     if (fp) {
         fprintf(fp, "{\n  \"tool\": \"libbenchrun-cupti\",\n  \"pid\": %ld,\n  \"mode\": \"%s\",\n"
-                    "  \"end_reason\": ", brc.pid, brc.cfg.nmetrics ? "counters" : "trace");
-        json_str(fp, reason);
+                    "  \"end_reason\": ", lib.pid, brc_cfg.nmetrics ? "counters" : "trace");
+        brc_json_str(fp, reason);
         fprintf(fp, ",\n  \"metrics\": [");
-        for (size_t i = 0; i < brc.cfg.nmetrics; i++) {
+        for (size_t i = 0; i < brc_cfg.nmetrics; i++) {
             fputs(i ? ", " : "", fp);
-            json_str(fp, brc.cfg.metrics[i]);
+            brc_json_str(fp, brc_cfg.metrics[i]);
         }
-        fprintf(fp, "],\n  \"replay\": \"%s\",\n  \"ranges_per\": \"%s\",\n"
-                    "  \"kernel_activity\": %s,\n", brc.cfg.kernel_replay ? "kernel" : "user",
-                brc.cfg.range_runs ? "run of same-kernel launches" : "launch",
-                brc.cfg.activity ? "true" : "false");
+        fprintf(fp, "],\n  \"replay\": \"%s\",\n  \"ranges_per\": \"launch\",\n"
+                    "  \"kernel_activity\": %s,\n", brc_cfg.kernel_replay ? "kernel" : "user",
+                brc_cfg.activity ? "true" : "false");
         fprintf(fp, "  \"kernel_timestamps\": \"%s\",\n",
-                brc.hw_trace == CUPTI_SUCCESS ? "hardware events"
-                : brc.hw_trace < 0 ? "none" : "software instrumentation");
-        json_clock(fp);
+                ks.hw_trace == CUPTI_SUCCESS ? "hardware events"
+                : ks.hw_trace < 0 ? (brc_cfg.nmetrics ? "launch callbacks and events" : "none")
+                : "software instrumentation");
+        json_clock(fp, ks.clock);
         fprintf(fp, "  \"kernels\": %llu,\n  \"activity_records_dropped\": %llu,\n"
-                    "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n  \"ranges_unmatched\": %llu,\n"
-                    "  \"counter_rows\": %llu,\n  \"launches_dropped\": %llu,\n"
-                    "  \"launches_captured\": %llu,\n  \"launches_reentrant\": %llu,\n",
-                (unsigned long long)(brc.trace_rows ? brc.trace_rows : brc.nk),
-                (unsigned long long)brc.dropped, (unsigned long long)brc.ranges,
-                (unsigned long long)brc.ranges_dropped, (unsigned long long)brc.unmatched,
-                (unsigned long long)brc.counter_rows, (unsigned long long)brc.launches_dropped,
-                (unsigned long long)brc.launches_captured,
-                (unsigned long long)brc.launches_reentrant);
+                    "  \"ranges\": %llu,\n  \"ranges_dropped\": %llu,\n"
+                    "  \"launches_reentrant\": %llu,\n  \"memory_copies\": %llu,\n",
+                (unsigned long long)ks.kernels, (unsigned long long)ks.dropped,
+                (unsigned long long)rs.ranges, (unsigned long long)rs.ranges_dropped,
+                (unsigned long long)lib.census.reentrant, (unsigned long long)ks.copies);
+        if (brc_cfg.nmetrics)
+            brc_launches_json(fp);
         json_census(fp);
         fputs("  \"error\": ", fp);
-        if (brc.error)
-            json_str(fp, brc.error);
+        if (lib.error)
+            brc_json_str(fp, lib.error);
         else
             fputs("null", fp);
         fprintf(fp, "\n}\n");
@@ -279,24 +383,21 @@ static void write_json(const char *reason)
 /* Writes every file once; later calls return at once. */
 static void finish(const char *reason)
 {
-    pthread_mutex_lock(&brc.lock);
-    if (brc.finished) {
-        pthread_mutex_unlock(&brc.lock);
+    brc_lock();
+    if (lib.finished) {
+        brc_unlock();
         return;
     }
-    if (brc.cfg.nmetrics)
-        brc_rp_finish();   /* stop + decode: syncs the contexts */
-    pthread_mutex_unlock(&brc.lock);
+    if (brc_cfg.nmetrics)
+        brc_launches_finish();   /* last decodes (they sync the contexts), every row */
+    brc_unlock();
     brc_kstore_flush(true);   /* delivers buffers through buffer_completed */
-    pthread_mutex_lock(&brc.lock);
-    brc.finished = true;
-    if (brc.cfg.nmetrics)
-        brc_rp_write();
-    else
-        brc_kstore_write_trace();
+    brc_lock();
+    lib.finished = true;
+    brc_kstore_write_trace();   /* activity records, if any */
     brc_kstore_close_trace();
     write_json(reason);
-    pthread_mutex_unlock(&brc.lock);
+    brc_unlock();
 }
 
 static void at_exit(void)
@@ -343,7 +444,7 @@ static void install_sigterm(void)
 
 /* A crash report on stderr for SIGSEGV/SIGBUS/SIGILL/SIGFPE: the signal, the
  * faulting address, the thread, what this library was doing in that thread
- * (brc_tls_phase: NULL means the fault is outside our code, e.g. in the
+ * (tls.phase: NULL means the fault is outside our code, e.lib. in the
  * application or in CUPTI working on its own) and a backtrace with each
  * frame's module and offset (resolve with addr2line -e MODULE OFFSET). Then
  * the previous disposition is restored and the handler returns, so the fault
@@ -393,23 +494,23 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     ss_append(head, sizeof(head), &n, " in thread ");
     ss_append_u(head, sizeof(head), &n, (uint64_t)syscall(SYS_gettid), 10);
     ss_append(head, sizeof(head), &n, "; libbenchrun-cupti was: ");
-    ss_append(head, sizeof(head), &n, brc_tls_phase ? brc_tls_phase : "not running in this thread");
+    ss_append(head, sizeof(head), &n, tls.phase ? tls.phase : "not running in this thread");
     ss_append(head, sizeof(head), &n, "\n");
     ss_write(2, head);
     n = 0;
-    if (tls_api) {
+    if (tls.api) {
         ss_append(head, sizeof(head), &n, "benchrun-cupti: this thread is inside ");
-        ss_append(head, sizeof(head), &n, tls_api);
+        ss_append(head, sizeof(head), &n, tls.api);
         ss_append(head, sizeof(head), &n, " of ");
-        ss_append(head, sizeof(head), &n, tls_api_symbol[0] ? tls_api_symbol : "(no symbol)");
-        ss_append(head, sizeof(head), &n, (tls_api_attrs & BRC_ATTR_CLUSTER) ? ", cluster attribute" : "");
-        ss_append(head, sizeof(head), &n, (tls_api_attrs & BRC_ATTR_PDL) ? ", programmatic stream serialization" : "");
+        ss_append(head, sizeof(head), &n, tls.api_symbol[0] ? tls.api_symbol : "(no symbol)");
+        ss_append(head, sizeof(head), &n, (tls.api_attrs & BRC_ATTR_CLUSTER) ? ", cluster attribute" : "");
+        ss_append(head, sizeof(head), &n, (tls.api_attrs & BRC_ATTR_PDL) ? ", programmatic stream serialization" : "");
         ss_append(head, sizeof(head), &n, "\n");
     }
-    const char *other = brc_any_phase;
-    if (other && brc_any_phase_tid != (long)syscall(SYS_gettid)) {
+    const char *other = any_phase;
+    if (other && any_phase_tid != (long)syscall(SYS_gettid)) {
         ss_append(head, sizeof(head), &n, "benchrun-cupti: last phase entered by thread ");
-        ss_append_u(head, sizeof(head), &n, (uint64_t)brc_any_phase_tid, 10);
+        ss_append_u(head, sizeof(head), &n, (uint64_t)any_phase_tid, 10);
         ss_append(head, sizeof(head), &n, ": ");
         ss_append(head, sizeof(head), &n, other);
         ss_append(head, sizeof(head), &n, "\n");
@@ -583,7 +684,7 @@ static bool strip_pdl(CUpti_CallbackDomain dom, const void *params)
 /* Counts an Ex launch and its attributes (census in the companion JSON). */
 static void census_launch(const struct brc_launch *l)
 {
-    struct brc_census *c = &brc.census;
+    struct census *c = &lib.census;
     __atomic_fetch_add(&c->launch_ex, 1, __ATOMIC_RELAXED);
     if (l->attrs & BRC_ATTR_CLUSTER)
         __atomic_fetch_add(&c->cluster, 1, __ATOMIC_RELAXED);
@@ -630,12 +731,12 @@ static void take_late_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id,
 {
     struct brc_launch l = { cb->symbolName, false, { 0 }, { 0 }, 0, false, NULL, true };
     launch_dims(dom, id, cb->functionParams, &l);
-    pthread_mutex_lock(&brc.lock);
+    brc_lock();
     BRC_PHASE("launch API exit callback (launch without a context at its entry)");
-    brc_rp_on_launch(cb->context, &l);
-    brc_rp_on_launch_exit(cb->context, false);
+    brc_launches_enter(cb->context, &l);
+    brc_launches_exit(cb->context, false);
     BRC_PHASE(NULL);
-    pthread_mutex_unlock(&brc.lock);
+    brc_unlock();
 }
 
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
@@ -643,22 +744,22 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
     CUfunction f = !runtime && cb->callbackSite == CUPTI_API_ENTER
                    ? launch_function(id, cb->functionParams) : NULL;
-    if (!runtime && tls_runtime_launch > 0) {
+    if (!runtime && tls.runtime_launch > 0) {
         /* the driver call made by a runtime launch: counted once; it names the function */
         if (f) {
-            pthread_mutex_lock(&brc.lock);
+            brc_lock();
             BRC_PHASE("reading the launched function's attributes (cuFuncGetAttribute)");
-            brc_rp_on_function(cb->context, f);
+            brc_launches_function(cb->context, f);
             BRC_PHASE(NULL);
-            pthread_mutex_unlock(&brc.lock);
+            brc_unlock();
         }
         return;
     }
-    if (runtime && cb->callbackSite == CUPTI_API_EXIT && tls_runtime_deferred) {
-        tls_runtime_deferred = false;
-        if (!tls_deferred_taken && cb->context && !launch_failed(runtime, cb))
+    if (runtime && cb->callbackSite == CUPTI_API_EXIT && tls.runtime_deferred) {
+        tls.runtime_deferred = false;
+        if (!tls.deferred_taken && cb->context && !launch_failed(runtime, cb))
             take_late_launch(dom, id, cb);   /* no driver callback came: record it now */
-        tls_deferred_taken = false;
+        tls.deferred_taken = false;
         return;
     }
     if (runtime && cb->callbackSite == CUPTI_API_ENTER && !cb->context) {
@@ -669,22 +770,22 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
          * driver launch inside this call is taken as the launch instead
          * (on the H200: one range more than launches before, which shifted
          * the per-launch join). */
-        tls_runtime_deferred = true;
-        tls_deferred_taken = false;
+        tls.runtime_deferred = true;
+        tls.deferred_taken = false;
         return;
     }
     if (cb->callbackSite == CUPTI_API_EXIT) {
-        if (runtime && tls_runtime_launch > 0)
-            tls_runtime_launch--;
-        pthread_mutex_lock(&brc.lock);
+        if (runtime && tls.runtime_launch > 0)
+            tls.runtime_launch--;
+        brc_lock();
         BRC_PHASE("launch API exit callback");
-        brc_rp_on_launch_exit(cb->context, launch_failed(runtime, cb));
+        brc_launches_exit(cb->context, launch_failed(runtime, cb));
         BRC_PHASE(NULL);
-        pthread_mutex_unlock(&brc.lock);
+        brc_unlock();
         return;
     }
     if (runtime)
-        tls_runtime_launch++;
+        tls.runtime_launch++;
     /* symbolName is documented for kernel launch callbacks only: a graph
      * launch runs many kernels and has none (cupti_callbacks.h) */
     bool graph = is_graph_launch(dom, id);
@@ -693,27 +794,167 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     launch_dims(dom, id, cb->functionParams, &l);
     if (is_ex_launch(dom, id)) {
         census_launch(&l);
-        if (brc.cfg.strip_pdl && (l.attrs & BRC_ATTR_PDL) && strip_pdl(dom, cb->functionParams)) {
-            __atomic_fetch_add(&brc.census.pdl_stripped, 1, __ATOMIC_RELAXED);
+        if (brc_cfg.strip_pdl && (l.attrs & BRC_ATTR_PDL) && strip_pdl(dom, cb->functionParams)) {
+            __atomic_fetch_add(&lib.census.pdl_stripped, 1, __ATOMIC_RELAXED);
             l.attrs &= ~(unsigned)BRC_ATTR_PDL;
         }
     }
-    tls_api_attrs = l.attrs;
-    if (tls_runtime_deferred)
-        tls_deferred_taken = true;
-    pthread_mutex_lock(&brc.lock);
+    tls.api_attrs = l.attrs;
+    if (tls.runtime_deferred)
+        tls.deferred_taken = true;
+    brc_lock();
     BRC_PHASE("launch API entry callback (range profiler, events)");
-    brc_rp_on_launch(cb->context, &l);
+    brc_launches_enter(cb->context, &l);
     if (f) {
         BRC_PHASE("reading the launched function's attributes (cuFuncGetAttribute)");
-        brc_rp_on_function(cb->context, f);
+        brc_launches_function(cb->context, f);
     }
     BRC_PHASE(NULL);
-    pthread_mutex_unlock(&brc.lock);
+    brc_unlock();
+}
+
+/* ---- module unloads -------------------------------------------------------
+
+ * With SASS metrics, CUPTI 13.0 crashes at the first launch after a
+ * cuModuleUnload (tests/gpu/sass_repro.cu mode churn on an H200: SIGSEGV at
+ * 0xc18 in libnvperf_host under cuLaunchKernelEx, none of our code on the
+ * stack; JAX's autotuner unloads its candidates' modules and died the same
+ * way). CUPTI callbacks cannot skip an API call, and the driver API is not
+ * reached through symbols we could interpose (the CUDA runtime and XLA take
+ * their entry points with cuGetProcAddress / dlsym on libcuda's handle). So
+ * BRC_UNLOAD_DEFER hands the call a stand-in: an empty module (or library)
+ * loaded here, whose handle replaces the application's in the call's
+ * parameters; the driver unloads the stand-in and returns CUDA_SUCCESS, the
+ * application's module stays loaded until the process ends (it never uses
+ * the handle again). Whether the driver took the replaced handle is checked,
+ * not assumed: the CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING callbacks of
+ * the call must name only the stand-in's module. If another module is
+ * unloaded, the library falls back to BRC_UNLOAD_RESET for this and every
+ * later unload (the profiler decoded and disabled, enabled again at the next
+ * profiled launch; ~4 s per re-enable in JAX on the H200). Before the
+ * application's first unload is touched, the stand-in is tried on a module
+ * of the library's own (probe_standin), so that an application module is
+ * never unloaded under a profiler that was not reset first. */
+
+/* An empty PTX module: no functions, nothing to patch or launch. */
+static const char standin_ptx[] = ".version 7.0\n.target sm_50\n.address_size 64\n";
+
+static bool give_standin(CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
+    tls.unloading = true;
+    tls.loading_standin = true;
+    tls.standin_id = 0;
+    tls.foreign_unload = false;
+    bool ok = false;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload) {
+        CUmodule m;
+        if ((ok = cuModuleLoadData(&m, standin_ptx) == CUDA_SUCCESS))
+            ((cuModuleUnload_params *)cb->functionParams)->hmod = m;
+    } else {
+        CUlibrary standin;
+        if ((ok = cuLibraryLoadData(&standin, standin_ptx, NULL, NULL, 0, NULL, NULL, 0) ==
+                  CUDA_SUCCESS))
+            ((cuLibraryUnload_params *)cb->functionParams)->library = standin;
+    }
+    tls.loading_standin = false;
+    if (!ok)
+        tls.unloading = false;
+    return ok;
+}
+
+/* Loads an empty module of ours and unloads it with the stand-in swap: did
+ * the driver unload the stand-in (lib.unl.probe 1) or ours (-1)? 2: no
+ * module ids were reported, so it could not tell (the swap is kept). */
+static void probe_standin(void)
+{
+    CUmodule mine;
+    tls.loading_standin = true;
+    tls.standin_id = 0;
+    bool loaded = cuModuleLoadData(&mine, standin_ptx) == CUDA_SUCCESS;
+    uint32_t mine_id = tls.standin_id;
+    tls.loading_standin = false;
+    if (!loaded) {
+        lib.unl.probe = -1;
+        brc_fail("cannot load a stand-in module: module unloads reset the range profiler");
+        return;
+    }
+    tls.probing = true;
+    cuModuleUnload(mine);   /* our callback swaps in a second stand-in */
+    tls.probing = false;
+    if (tls.foreign_unload)
+        lib.unl.probe = -1;
+    else
+        lib.unl.probe = mine_id && tls.standin_id ? 1 : 2;
+    tls.foreign_unload = false;
+    if (lib.unl.probe < 0)
+        brc_fail("the driver does not take a stand-in module in cuModuleUnload's parameters: "
+                 "module unloads reset the range profiler (slow)");
+}
+
+/* cuModuleUnload / cuLibraryUnload, entry and exit (counter mode). */
+static void on_unload(CUpti_CallbackId id, const CUpti_CallbackData *cb, bool enter)
+{
+    CUcontext ctx = id == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload ? NULL : cb->context;
+    brc_lock();
+    if (lib.finished) {
+        brc_unlock();
+        return;
+    }
+    if (enter && tls.probing) {   /* the probe's own unload */
+        give_standin(id, cb);
+        brc_unlock();
+        return;
+    }
+    if (!enter && tls.probing) {
+        tls.unloading = false;
+        brc_unlock();
+        return;
+    }
+    if (enter) {
+        BRC_PHASE("a module unload (stand-in module, or profiler reset)");
+        if (brc_cfg.unload == BRC_UNLOAD_DEFER && lib.unl.probe == 0)
+            probe_standin();
+        lib.unl.defer_failed |= lib.unl.probe < 0;
+        if (brc_cfg.unload == BRC_UNLOAD_DEFER && !lib.unl.defer_failed && give_standin(id, cb)) {
+            lib.unl.deferred++;
+        } else if (brc_cfg.unload != BRC_UNLOAD_KEEP) {
+            brc_rp_on_module_unload(ctx);
+            lib.unl.reset++;
+        } else {
+            lib.unl.passed++;
+        }
+    } else if (tls.unloading) {
+        tls.unloading = false;
+        if (tls.foreign_unload) {   /* the driver did not take the stand-in */
+            BRC_PHASE("a module unload went through: resetting the range profiler");
+            lib.unl.defer_failed = true;
+            lib.unl.deferred--;
+            lib.unl.passed++;
+            brc_fail("cuModuleUnload/cuLibraryUnload unloaded the application's module, not "
+                     "the stand-in: range profiler reset at every unload from now on");
+            brc_rp_on_module_unload(ctx);
+        }
+    }
+    BRC_PHASE(NULL);
+    brc_unlock();
+}
+
+/* Module resource callbacks: counted, and the stand-in's module told apart. */
+static void on_module_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
+{
+    const CUpti_ModuleResourceData *md = rd->resourceDescriptor;
+    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {   /* no lock: inside the driver's load */
+        __atomic_fetch_add(&lib.census.modules_loaded, 1, __ATOMIC_RELAXED);
+        if (tls.loading_standin && md)
+            tls.standin_id = md->moduleId;
+    } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING && tls.unloading && md &&
+               md->moduleId != tls.standin_id) {
+        tls.foreign_unload = true;
+    }
 }
 
 /* Module and library loads and unloads: taken with BENCHRUN_CUPTI_SERIALIZE
- * (loads and unloads) and BENCHRUN_CUPTI_UNLOAD_RESET (unloads). */
+ * (loads and unloads) and in counter mode (unloads). */
 static const CUpti_CallbackId driver_module[] = {
     CUPTI_DRIVER_TRACE_CBID_cuModuleLoad, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData,
     CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary,
@@ -734,68 +975,72 @@ static bool is_module_call(CUpti_CallbackId id)
     return false;
 }
 
+static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
+{
+    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED || id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+        on_module_resource(id, rd);
+        return;
+    }
+    if (id != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+        return;
+    brc_lock();
+    if (brc_cfg.nmetrics && !lib.finished)
+        brc_launches_on_ctx_destroy(rd->context);
+    brc_unlock();
+    brc_kstore_flush(false);
+}
+
+/* The crash report's view of this thread's outermost launch call. */
+static void note_api(const CUpti_CallbackData *cb)
+{
+    tls.api = cb->functionName;
+    size_t k = 0;
+    for (const char *p = cb->symbolName; p && *p && k + 1 < sizeof(tls.api_symbol); p++)
+        tls.api_symbol[k++] = *p;
+    tls.api_symbol[k] = '\0';
+    tls.api_attrs = 0;
+    if (!tls.counted) {
+        tls.counted = true;
+        __atomic_fetch_add(&lib.census.threads, 1, __ATOMIC_RELAXED);
+    }
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id,
                                  const void *data)
 {
     (void)ud;
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
-        const CUpti_ResourceData *rd = data;
-        if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED)   /* no lock: inside the driver's load */
-            __atomic_fetch_add(&brc.census.modules_loaded, 1, __ATOMIC_RELAXED);
-        if (id != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
-            return;
-        pthread_mutex_lock(&brc.lock);
-        if (brc.cfg.nmetrics && !brc.finished)
-            brc_rp_on_ctx_destroy(rd->context);
-        pthread_mutex_unlock(&brc.lock);
-        brc_kstore_flush(false);
+        on_resource(id, data);
         return;
     }
     const CUpti_CallbackData *cb = data;
     bool enter = cb->callbackSite == CUPTI_API_ENTER;
     /* BENCHRUN_CUPTI_SERIALIZE: the lock is held from the entry of a launch or
      * module call to its exit (recursive: the callbacks below take it again) */
-    if (brc.cfg.serialize && enter)
-        pthread_mutex_lock(&brc.lock);
+    if (brc_cfg.serialize && enter)
+        brc_lock();
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_module_call(id)) {
-        if (enter && brc.cfg.unload_reset && brc.cfg.nmetrics && is_unload_call(id)) {
-            pthread_mutex_lock(&brc.lock);
-            BRC_PHASE("collecting and disabling the range profiler before a module unload");
-            if (!brc.finished)
-                brc_rp_on_module_unload(id == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload ? NULL
-                                                                                  : cb->context);
-            BRC_PHASE(NULL);
-            pthread_mutex_unlock(&brc.lock);
-        }
-        if (brc.cfg.serialize && !enter)
-            pthread_mutex_unlock(&brc.lock);
+        if (brc_cfg.nmetrics && is_unload_call(id) && !tls.loading_standin)
+            on_unload(id, cb, enter);
+        if (brc_cfg.serialize && !enter)
+            brc_unlock();
         return;
     }
-    if (!tls_api && enter) {   /* the outermost launch call of this thread */
-        tls_api = cb->functionName;
-        size_t k = 0;
-        for (const char *p = cb->symbolName; p && *p && k + 1 < sizeof(tls_api_symbol); p++)
-            tls_api_symbol[k++] = *p;
-        tls_api_symbol[k] = '\0';
-        tls_api_attrs = 0;
-        if (!tls_counted) {
-            tls_counted = true;
-            __atomic_fetch_add(&brc.census.threads, 1, __ATOMIC_RELAXED);
-        }
-    }
-    if (tls_in_callback) {
+    if (!tls.api && enter)   /* the outermost launch call of this thread */
+        note_api(cb);
+    if (tls.in_callback) {
         /* a launch made from inside our own work (CUPTI or the driver working
          * for a profiler call of ours): never profiled, never recursed into */
-        __atomic_fetch_add(&brc.launches_reentrant, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&lib.census.reentrant, 1, __ATOMIC_RELAXED);
     } else {
-        tls_in_callback = 1;
+        tls.in_callback = 1;
         on_api(dom, id, data);
-        tls_in_callback = 0;
+        tls.in_callback = 0;
     }
-    if (!enter && tls_api == cb->functionName)
-        tls_api = NULL;
-    if (brc.cfg.serialize && !enter)
-        pthread_mutex_unlock(&brc.lock);
+    if (!enter && tls.api == cb->functionName)
+        tls.api = NULL;
+    if (brc_cfg.serialize && !enter)
+        brc_unlock();
 }
 
 static const CUpti_CallbackId runtime_launch[] = {
@@ -820,32 +1065,25 @@ static const CUpti_CallbackId driver_launch[] = {
 
 static int subscribe(void)
 {
-    CUptiResult r = cuptiSubscribe(&brc.sub, on_callback, NULL);
+    CUptiResult r = cuptiSubscribe(&lib.sub, on_callback, NULL);
     if (r != CUPTI_SUCCESS) {
         brc_fail("cuptiSubscribe: %s (another CUPTI client in this process?)", brc_cupti_str(r));
         return -1;
     }
-    cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE,
+    cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-    cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    if (!brc.cfg.nmetrics)
+    cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    if (!brc_cfg.nmetrics)
         return 0;   /* trace mode: no per-launch callback at all */
+    cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
     for (size_t i = 0; i < sizeof(runtime_launch) / sizeof(*runtime_launch); i++)
-        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
+        cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launch[i]);
     for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)
-        cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launch[i]);
+        cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launch[i]);
     for (size_t i = 0; i < sizeof(driver_module) / sizeof(*driver_module); i++)
-        if (brc.cfg.serialize || (brc.cfg.unload_reset && is_unload_call(driver_module[i])))
-            cuptiEnableCallback(1, brc.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_module[i]);
+        if (brc_cfg.serialize || (brc_cfg.unload != BRC_UNLOAD_KEEP && is_unload_call(driver_module[i])))
+            cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_module[i]);
     return 0;
-}
-
-static uint64_t cupti_now(void *ctx)
-{
-    (void)ctx;
-    uint64_t t = 0;
-    cuptiGetTimestamp(&t);
-    return t;
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void)
@@ -856,17 +1094,15 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&brc.lock, &ma);
-    brc.pid = (long)getpid();
-    brc.hw_trace = -1;
+    pthread_mutex_init(&lib.lock, &ma);
+    lib.pid = (long)getpid();
     read_config();
-    clk_conv_init(&brc.clock);
-    clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
-    mkdir(brc.cfg.out_dir, 0755);
-    if (brc.cfg.devbuf_bytes)
-        brc_kstore_device_buffer(brc.cfg.devbuf_bytes);
+    brc_kstore_clock_point();
+    mkdir(brc_cfg.out_dir, 0755);
+    if (brc_cfg.devbuf_bytes)
+        brc_kstore_device_buffer(brc_cfg.devbuf_bytes);
     if (subscribe() != 0 ||
-        ((brc.cfg.activity || brc.cfg.copies) && brc_kstore_start(brc.cfg.activity, brc.cfg.copies) != 0)) {
+        ((brc_cfg.activity || brc_cfg.copies) && brc_kstore_start(brc_cfg.activity, brc_cfg.copies) != 0)) {
         write_json("CUPTI initialization failed");
         return 1;
     }

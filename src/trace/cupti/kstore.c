@@ -1,6 +1,8 @@
-/* kstore.c - CUPTI activity buffers → kernel records → rocprofv3 7.x kernel_trace.csv.
+/* kstore.c - kernel names, CUPTI activity buffers → kernel and copy records,
+ * the clock conversion, and the files kernel_trace.csv and memory_copy_trace.csv.
  *
- * Owns the activity side of libbenchrun-cupti.so: enables
+ * Owns the activity side of libbenchrun-cupti.so (its state is `ks`, reached
+ * only through the brc_kstore_* functions, under brc_lock): enables
  * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL (kernels keep running concurrently),
  * hands CUPTI buffers (cfg.buffer_bytes each), copies each kernel record into a
  * compact struct brc_kernel and interns its demangled name (CUPTI shares one
@@ -17,12 +19,31 @@
 
 #include "util/xalloc.h"
 
+static struct kstore {
+    struct clk_conv clock;
+    struct brc_kernel *k;      /* activity kernel records held until written */
+    size_t nk, capk;
+    uint64_t dispatched;       /* trace rows written so far (Dispatch_Id base) */
+    uint64_t dropped;          /* activity records CUPTI dropped */
+    FILE *trace_fp;            /* <prefix>_kernel_trace.csv.part while open */
+    uint64_t trace_rows;
+    struct ct_copy *copies;    /* memory copies and sets held until written */
+    size_t ncopies, capcopies;
+    uint64_t copy_rows;
+    FILE *copy_fp;             /* <prefix>_memory_copy_trace.csv.part while open */
+    char **names;              /* interned demangled names */
+    const char **name_keys;    /* the mangled names they came from */
+    size_t nnames, capnames;
+    int hw_trace;              /* cuptiActivityEnableHWTrace result, -1 not tried */
+    bool clock_ready;
+} ks = { .hw_trace = -1 };
+
 /* libstdc++'s demangler (Itanium C++ ABI); linked with -lstdc++. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *size = brc.cfg.buffer_bytes;
+    *size = brc_cfg.buffer_bytes;
     *buffer = aligned_alloc(8, *size);
     *max_records = 0;
     if (!*buffer)
@@ -33,33 +54,38 @@ uint32_t brc_kstore_intern(const char *mangled)
 {
     if (!mangled)
         mangled = "<unknown>";
-    for (size_t i = brc.nnames; i-- > 0;)   /* recent kernels repeat: search backwards */
-        if (brc.name_keys[i] == mangled)
+    for (size_t i = ks.nnames; i-- > 0;)   /* recent kernels repeat: search backwards */
+        if (ks.name_keys[i] == mangled)
             return (uint32_t)i;
-    for (size_t i = 0; i < brc.nnames; i++)   /* same name, another pointer */
-        if (strcmp(brc.name_keys[i], mangled) == 0)
+    for (size_t i = 0; i < ks.nnames; i++)   /* same name, another pointer */
+        if (strcmp(ks.name_keys[i], mangled) == 0)
             return (uint32_t)i;
     int status = -1;
     char *dem = __cxa_demangle(mangled, NULL, NULL, &status);
-    size_t cap = brc.capnames;
-    xgrow((void **)&brc.names, &cap, brc.nnames + 1, sizeof(*brc.names));
-    xgrow((void **)&brc.name_keys, &brc.capnames, brc.nnames + 1, sizeof(*brc.name_keys));
-    brc.names[brc.nnames] = (status == 0 && dem) ? dem : xstrdup(mangled);
+    size_t cap = ks.capnames;
+    xgrow((void **)&ks.names, &cap, ks.nnames + 1, sizeof(*ks.names));
+    xgrow((void **)&ks.name_keys, &ks.capnames, ks.nnames + 1, sizeof(*ks.name_keys));
+    ks.names[ks.nnames] = (status == 0 && dem) ? dem : xstrdup(mangled);
     if (status != 0)
         free(dem);
-    brc.name_keys[brc.nnames] = xstrdup(mangled);
-    return (uint32_t)brc.nnames++;
+    ks.name_keys[ks.nnames] = xstrdup(mangled);
+    return (uint32_t)ks.nnames++;
 }
 
 const char *brc_kstore_name(uint32_t idx)
 {
-    return idx < brc.nnames ? brc.names[idx] : "";
+    return idx < ks.nnames ? ks.names[idx] : "";
+}
+
+const char *brc_kstore_mangled(uint32_t idx)
+{
+    return idx < ks.nnames ? ks.name_keys[idx] : "";
 }
 
 static void take_kernel(const CUpti_ActivityKernel10 *r)
 {
-    xgrow((void **)&brc.k, &brc.capk, brc.nk + 1, sizeof(*brc.k));
-    struct brc_kernel *k = &brc.k[brc.nk++];
+    xgrow((void **)&ks.k, &ks.capk, ks.nk + 1, sizeof(*ks.k));
+    struct brc_kernel *k = &ks.k[ks.nk++];
     k->start = r->start;
     k->end = r->end;
     k->corr = r->correlationId;
@@ -93,8 +119,8 @@ static enum ct_dir copy_dir(uint8_t kind)
 
 static struct ct_copy *new_copy(void)
 {
-    xgrow((void **)&brc.copies, &brc.capcopies, brc.ncopies + 1, sizeof(*brc.copies));
-    struct ct_copy *c = &brc.copies[brc.ncopies++];
+    xgrow((void **)&ks.copies, &ks.capcopies, ks.ncopies + 1, sizeof(*ks.copies));
+    struct ct_copy *c = &ks.copies[ks.ncopies++];
     memset(c, 0, sizeof(*c));
     return c;
 }
@@ -131,7 +157,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
                                       size_t size, size_t valid)
 {
     CUpti_Activity *rec = NULL;
-    pthread_mutex_lock(&brc.lock);
+    brc_lock();
     while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
         if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
             rec->kind == CUPTI_ACTIVITY_KIND_KERNEL)
@@ -145,13 +171,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     }
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
-        brc.dropped += dropped;
-    /* Counter mode joins records with ranges at the end: keep them all. */
-    if (!brc.finished && brc.cfg.nmetrics == 0 && brc.nk >= brc.cfg.flush_records)
+        ks.dropped += dropped;
+    if (!brc_finished() && ks.nk >= brc_cfg.flush_records)
         brc_kstore_write_trace();
-    if (!brc.finished && brc.ncopies >= brc.cfg.flush_records)
+    if (!brc_finished() && ks.ncopies >= brc_cfg.flush_records)
         brc_kstore_write_copies();
-    pthread_mutex_unlock(&brc.lock);
+    brc_unlock();
     free(buffer);
 }
 
@@ -162,7 +187,7 @@ int brc_kstore_start(bool kernels, bool copies)
      * NOT_SUPPORTED and keeps its software instrumentation, whose cost per
      * kernel is the floor of the trace overhead (README "NVIDIA"). */
     if (kernels)
-        brc.hw_trace = (int)cuptiActivityEnableHWTrace(1);
+        ks.hw_trace = (int)cuptiActivityEnableHWTrace(1);
     CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r == CUPTI_SUCCESS && kernels)
         r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -206,7 +231,35 @@ static uint64_t cupti_now(void *ctx)
     return t;
 }
 
-void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out)
+void brc_kstore_clock_point(void)
+{
+    if (!ks.clock_ready) {
+        clk_conv_init(&ks.clock);
+        ks.clock_ready = true;
+    }
+    clk_conv_add(&ks.clock, clk_measure(cupti_now, NULL, NULL, 5));
+}
+
+uint64_t brc_kstore_to_boot(uint64_t cupti_ns)
+{
+    return clk_conv_to_boot(&ks.clock, cupti_ns);
+}
+
+void brc_kstore_stats(struct brc_kstore_stats *out)
+{
+    out->kernels = ks.trace_rows ? ks.trace_rows : ks.nk;
+    out->dropped = ks.dropped;
+    out->copies = ks.copy_rows;
+    out->hw_trace = ks.hw_trace;
+    out->clock = &ks.clock;
+}
+
+void brc_kstore_count_rows(uint64_t n)
+{
+    ks.trace_rows += n;
+}
+
+static void kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw_kernel *out)
 {
     memset(out, 0, sizeof(*out));
     out->name = brc_kstore_name(k->name);
@@ -215,8 +268,8 @@ void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw
     out->correlation_id = k->corr;
     out->agent = k->device;
     out->stream_id = k->stream;
-    out->start_ns = clk_conv_to_boot(&brc.clock, k->start);
-    out->end_ns = clk_conv_to_boot(&brc.clock, k->end);
+    out->start_ns = clk_conv_to_boot(&ks.clock, k->start);
+    out->end_ns = clk_conv_to_boot(&ks.clock, k->end);
     out->lds_bytes = k->lds;
     out->scratch_bytes = k->local;
     out->vgpr = k->regs;
@@ -224,65 +277,62 @@ void brc_kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct ktw
     memcpy(out->grid, k->grid, sizeof(out->grid));
 }
 
-/* Opens <prefix>_kernel_trace.csv.part and writes the header (lock held). */
-static int open_trace(void)
+/* <prefix>_kernel_trace.csv.part, with its header, opened at first use. */
+FILE *brc_kstore_trace_file(void)
 {
+    if (ks.trace_fp)
+        return ks.trace_fp;
     char *path = brc_path("kernel_trace.csv.part");
-    brc.trace_fp = fopen(path, "w");
-    if (!brc.trace_fp) {
+    ks.trace_fp = fopen(path, "w");
+    if (!ks.trace_fp)
         brc_fail("cannot create '%s'", path);
-        free(path);
-        return -1;
-    }
+    else
+        fputs(ktw_kernel_trace_header, ks.trace_fp);
     free(path);
-    fputs(ktw_kernel_trace_header, brc.trace_fp);
-    return 0;
+    return ks.trace_fp;
 }
 
 void brc_kstore_write_trace(void)
 {
-    clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
-    if (!brc.cfg.trace || brc.nk == 0)
-        return;
-    if (!brc.trace_fp && open_trace() != 0)
+    brc_kstore_clock_point();
+    if (!brc_cfg.trace || ks.nk == 0 || !brc_kstore_trace_file())
         return;
     struct ktw_kernel row;
-    for (size_t i = 0; i < brc.nk; i++) {
-        brc_kernel_to_ktw(&brc.k[i], ++brc.dispatched, &row);
-        ktw_write_trace_row(brc.trace_fp, &row);
+    for (size_t i = 0; i < ks.nk; i++) {
+        kernel_to_ktw(&ks.k[i], ++ks.dispatched, &row);
+        ktw_write_trace_row(ks.trace_fp, &row);
     }
-    brc.trace_rows += brc.nk;
-    if (brc.cfg.nmetrics == 0)
-        brc.nk = 0;
-    fflush(brc.trace_fp);
+    ks.trace_rows += ks.nk;
+    ks.nk = 0;
+    fflush(ks.trace_fp);
 }
 
 /* Held copies → <prefix>_memory_copy_trace.csv(.part), timestamps converted
  * to CLOCK_BOOTTIME with the clock points taken so far (lock held). */
 void brc_kstore_write_copies(void)
 {
-    if (brc.ncopies == 0)
+    if (ks.ncopies == 0)
         return;
-    clk_conv_add(&brc.clock, clk_measure(cupti_now, NULL, NULL, 5));
-    if (!brc.copy_fp) {
+    brc_kstore_clock_point();
+    if (!ks.copy_fp) {
         char *path = brc_path("memory_copy_trace.csv.part");
-        brc.copy_fp = fopen(path, "w");
-        if (!brc.copy_fp)
+        ks.copy_fp = fopen(path, "w");
+        if (!ks.copy_fp)
             brc_fail("cannot create '%s'", path);
         free(path);
-        if (!brc.copy_fp)
+        if (!ks.copy_fp)
             return;
-        fputs(ct_header, brc.copy_fp);
+        fputs(ct_header, ks.copy_fp);
     }
-    for (size_t i = 0; i < brc.ncopies; i++) {
-        struct ct_copy c = brc.copies[i];
-        c.start_ns = clk_conv_to_boot(&brc.clock, c.start_ns);
-        c.end_ns = clk_conv_to_boot(&brc.clock, c.end_ns);
-        ct_write_row(brc.copy_fp, &c);
+    for (size_t i = 0; i < ks.ncopies; i++) {
+        struct ct_copy c = ks.copies[i];
+        c.start_ns = clk_conv_to_boot(&ks.clock, c.start_ns);
+        c.end_ns = clk_conv_to_boot(&ks.clock, c.end_ns);
+        ct_write_row(ks.copy_fp, &c);
     }
-    brc.copy_rows += brc.ncopies;
-    brc.ncopies = 0;
-    fflush(brc.copy_fp);
+    ks.copy_rows += ks.ncopies;
+    ks.ncopies = 0;
+    fflush(ks.copy_fp);
 }
 
 /* Closes *fp (a <prefix>_<name>.part file) and renames it to its final name. */
@@ -307,7 +357,7 @@ static int close_part(FILE **fp, const char *name)
 int brc_kstore_close_trace(void)
 {
     brc_kstore_write_copies();
-    int crc = close_part(&brc.copy_fp, "memory_copy_trace.csv");
-    int krc = close_part(&brc.trace_fp, "kernel_trace.csv");
+    int crc = close_part(&ks.copy_fp, "memory_copy_trace.csv");
+    int krc = close_part(&ks.trace_fp, "kernel_trace.csv");
     return crc || krc ? -1 : 0;
 }
