@@ -9,6 +9,8 @@
 #include "metrics/mx_int.h"
 
 #include "read/rpconst.h"
+#include "read/extrapolate.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -49,18 +51,56 @@ static void check_counters(struct mx_ctx *x, const struct mx_passdef *defs, int 
     }
 }
 
+/* The kernels with launches but no counter rows: the three with most, and
+ * how many more. */
+static char *uncounted_names(const struct mx_ctx *x, const struct rp_pass *ps)
+{
+    uint32_t top[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, all = 0;
+    for (uint32_t k = 0; k < ps->nkernels; k++) {
+        if (!ps->uncounted[k])
+            continue;
+        all++;
+        for (int i = 0; i < 3; i++)   /* insert k into the sorted top three */
+            if (top[i] == UINT32_MAX || ps->uncounted[k] > ps->uncounted[top[i]]) {
+                for (int j = 2; j > i; j--)
+                    top[j] = top[j - 1];
+                top[i] = k;
+                break;
+            }
+    }
+    struct strbuf sb;
+    sb_init(&sb);
+    uint32_t shown = 0;
+    for (int i = 0; i < 3 && top[i] != UINT32_MAX; i++, shown++)
+        sb_addf(&sb, "%s%.60s (%llu)", i ? ", " : "", x->run->names.str[top[i]],
+                (unsigned long long)ps->uncounted[top[i]]);
+    if (all > shown)
+        sb_addf(&sb, " and %u more", all - shown);
+    return sb_detach(&sb);
+}
+
 static void check_launches(struct mx_ctx *x, const struct rp_pass *ps, struct mx_pass *mp)
 {
     double lim = arch_const(x->ap, "CHECK_UNCOUNTED_PCT");
     mp->uncounted_pct = ps->trace_ns > 0 ? 100 * ps->uncounted_ns / ps->trace_ns : NAN;
     mp->lost_launches = ps->uncounted_launches + ps->untimed_launches;
     mp->truncated = ps->truncated;
-    if (ps->uncounted_launches || (!isnan(lim) && mp->uncounted_pct > lim))
+    mp->sampled = ps->sampled;
+    mp->profiled = (double)ps->profiled_total;
+    if (ps->uncounted_launches || (!isnan(lim) && mp->uncounted_pct > lim)) {
+        char *names = ps->uncounted ? uncounted_names(x, ps) : xstrdup("");
+        /* a sampled pass profiles only some launches of each kernel on
+         * purpose: only kernels with none profiled lack counters */
         mx_warn(x->res, "pass %s: %llu of %llu launches in the kernel trace have no counter rows "
-                "(lost launches; %.3g%% of kernel time%s)", mp->name,
+                "(%s; %.3g%% of kernel time%s)%s%s", mp->name,
                 (unsigned long long)ps->uncounted_launches,
-                (unsigned long long)ps->trace_launches, mp->uncounted_pct,
-                !isnan(lim) && mp->uncounted_pct > lim ? ", over the 0.5% limit" : "");
+                (unsigned long long)ps->trace_launches,
+                ps->sampled ? "kernels none of whose launches was profiled" : "lost launches",
+                mp->uncounted_pct,
+                !isnan(lim) && mp->uncounted_pct > lim ? ", over the 0.5% limit" : "",
+                *names ? ": " : "", names);
+        free(names);
+    }
     if (ps->untimed_launches)
         mx_warn(x->res, "pass %s: %llu launches have counters but no duration (no kernel-trace "
                 "match): their time is missing", mp->name,
@@ -76,6 +116,9 @@ static void check_launches(struct mx_ctx *x, const struct rp_pass *ps, struct mx
         mx_warn(x->res, "pass %s: %llu repeated counter row(s) (the same counter of the same "
                 "dispatch again: a duplicated file or dispatch) left out, the first at %s",
                 mp->name, (unsigned long long)ps->dup_rows, ps->dup_row_at);
+    if (ps->untraced)
+        mx_warn(x->res, "pass %s: %llu profiled launches are missing from the kernel trace: "
+                "counted as launches of their own", mp->name, (unsigned long long)ps->untraced);
 }
 
 /* Two passes of one run profile the same program: passes without a kernel
@@ -101,6 +144,55 @@ static void check_disjoint(struct mx_ctx *x)
                     "programs (or kernel names changed); their metrics cannot be combined",
                     f->name, ps->name);
     }
+}
+
+/* A sampled pass: the estimates whose 95 % interval is wider than
+ * CHECK_SAMPLING_PCT of the value, for kernels with at least 1 % of the
+ * pass's kernel time, in one warning (the widest named). The interval
+ * shrinks about as 1/sqrt(profiled launches). */
+static void check_sampling(struct mx_ctx *x, const struct rp_pass *ps, struct mx_pass *mp)
+{
+    double lim = arch_const(x->ap, "CHECK_SAMPLING_PCT");
+    mp->widest_pct = NAN;
+    if (!ps->sampled)
+        return;
+    uint32_t wide = 0, unknown = 0, wk = 0, wc = 0;
+    double worst = 0;
+    for (uint32_t k = 0; k < ps->nkernels; k++) {
+        if (!ps->launches[k] || ps->profiled[k] >= ps->launches[k] ||
+            ps->dur_ns[k] < 0.01 * ps->dur_ns_total)
+            continue;
+        for (uint32_t c = 0; c < ps->ncounters; c++) {
+            size_t at = (size_t)k * ps->ncounters + c;
+            if (!ps->crows[at] || ps->csum[at] == 0)
+                continue;
+            double pct = 100 * xp_half_width(ps->cvar[at], ps->cdf[at]) / fabs(ps->csum[at]);
+            if (isnan(pct)) {
+                unknown++;
+                continue;
+            }
+            if (isnan(mp->widest_pct) || pct > mp->widest_pct)
+                mp->widest_pct = pct;
+            if (isnan(lim) || pct <= lim)
+                continue;
+            if (pct > worst)
+                worst = pct, wk = k, wc = c;
+            wide++;
+        }
+    }
+    if (wide) {
+        double more = (worst / lim) * (worst / lim);
+        mx_warn(x->res, "pass %s: %u sampled estimate(s) have a 95%% interval wider than "
+                "+-%.3g%% (widest: %s of %.60s, +-%.3g%% from %llu of %llu launches): the "
+                "launches differ too much for the sample; about %.0fx as many profiled launches "
+                "would bring it within the limit (LAUNCHES=sampled:FIRST:EVERY:BLOCKS:SEED with "
+                "a smaller EVERY, or LAUNCHES=all)", mp->name, wide, lim, ps->counters[wc],
+                x->run->names.str[wk], worst, (unsigned long long)ps->profiled[wk],
+                (unsigned long long)ps->launches[wk], ceil(more));
+    }
+    if (unknown)
+        mx_warn(x->res, "pass %s: %u sampled estimate(s) have no interval (a kernel with a "
+                "single profiled launch of several)", mp->name, unknown);
 }
 
 /* Collective-communication kernels (NCCL; RCCL keeps NCCL's kernel names)
@@ -135,6 +227,7 @@ static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int nde
         mp->present = ps->present;
         mp->eff_clock_MHz = mp->uncounted_pct = mp->gui_excess_pct = mp->perf_s = NAN;
         mp->judged_clock_MHz = NAN;
+        mp->widest_pct = NAN;
         if (!ps->present)
             continue;
         mp->time_ms = ps->dur_ns_total / 1e6;
@@ -146,6 +239,7 @@ static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int nde
         free(col);
         mx_check_pass_clock(x, p, mp);
         check_launches(x, ps, mp);
+        check_sampling(x, ps, mp);
         double work = work_ms(x, ps, &mp->comm_ms);
         if (mp->instrumented)   /* slower by design: its time is not the app's */
             continue;

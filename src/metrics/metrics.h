@@ -58,6 +58,9 @@ struct mx_pass {
     double eff_clock_MHz;          /* whole-run clock_MHz_<pass>, NaN without GRBM */
     double uncounted_pct;          /* % of trace time without counter rows */
     uint64_t lost_launches;        /* trace dispatches without counters + untimed */
+    bool sampled;                  /* launch-sampled pass (read/extrapolate.h) */
+    double profiled;               /* launches with counter rows (sampled: of `launches`) */
+    double widest_pct;             /* widest 95 % interval, % of its value (NaN: none) */
     uint64_t truncated;
     bool instrumented;             /* counters patch the code: out of the time spread */
     double slowdown;               /* own kernel time / time base (timebase.c) */

@@ -47,6 +47,11 @@ int wr_per_kernel_csv(const struct mx_result *res, const char *path);
 int wr_top_csv(const struct mx_result *res, const char *path);
 int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const char *path);
 int wr_report_md(const struct mx_result *res, const struct wr_info *in, const char *path);
+/* Launch sampling (wr_sampling.c): whether any pass was sampled; its CSV
+ * (launch_sampling.csv) and its report.md section (nothing when none was). */
+bool wr_any_sampled(const struct rp_run *run);
+int wr_sampling_csv(const struct mx_result *res, const struct rp_run *run, const char *path);
+void wr_sampling_md(FILE *fp, const struct mx_result *res, const struct rp_run *run);
 
 /* Shared by the writers (wr_csv.c). */
 /* Numeric cell of metric m in row r as the CSVs write it: Python repr() of

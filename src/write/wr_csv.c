@@ -175,5 +175,10 @@ int wr_analysis(const struct mx_result *res, const struct wr_info *in)
            : i == 2 ? wr_summary_json(res, in, p) : wr_report_md(res, in, p);
         free(p);
     }
+    if (rc == 0 && wr_any_sampled(in->run)) {
+        char *p = fs_path_join(in->out_dir, "launch_sampling.csv");
+        rc = wr_sampling_csv(res, in->run, p);
+        free(p);
+    }
     return rc;
 }

@@ -513,6 +513,7 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
     inputs(a.fp, res, in);
     all_metrics(a.fp, res);
     passes(a.fp, res, in);
+    wr_sampling_md(a.fp, res, in->run);
     consts(a.fp, res);
     return fs_atomic_commit(&a);    /* says why a write failed */
 }
