@@ -8,6 +8,8 @@
  *   PMC_DIR/<pass>/<pass>[_<pid>]_kernel_trace.csv
  *   PMC_DIR/<pass>/<pass>[_<pid>]_agent_info.csv   (--agent-info)
  *   PMC_DIR/expected.json                      expected metrics (see below)
+ *   PMC_DIR/<pass>/launch_sampling.json        (--sample: counter rows only for the
+ *                                              launches the plan profiles, trace of all)
  *   PROF_DIR/ktrace_<tag>/<pid>_kernel_trace.csv, PROF_DIR/profiling_result_<tag>_<gpu>.csv
  *                                              (--power PROF_DIR)
  * File formats follow /work/shared/notes/rocprofv3-formats.md (csv.hpp writing
@@ -27,6 +29,8 @@
  * Units: durations and timestamps in ns (CLOCK_BOOTTIME-like values), clocks
  * in MHz, TFLOP/s = FLOP/ns / 1000, TB/s = B/ns / 1000.
  */
+#include "read/launchplan.h"
+#include "read/sampfile.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -136,6 +140,8 @@ struct gen {
     long grbm_overhead;
     uint64_t seed;
     bool lowp, over_limit, agent_info;
+    bool sampled;                /* --sample: counter rows of the plan's launches only */
+    struct lp_plan plan;
     char **drop_pass, **drop_ctr;
     int ndrop_pass, ndrop_ctr;
     struct pass pass[MAX_PASSES];
@@ -523,7 +529,10 @@ static int write_counters(const struct gen *g, const struct pass *ps, int proc,
     put_header(fp, g->layout == L62 ? cc_cols_62 : g->layout == L63 ? cc_cols_63 : cc_cols_64);
     struct strbuf sb;
     sb_init(&sb);
+    long *rank = xcalloc((size_t)g->nkern, sizeof(long));   /* rocprofv3: iterations per kernel */
     for (long j = 0; j < n; j++) {
+        if (++rank[l[j].k] && g->sampled && !lp_profiled(&g->plan, (uint64_t)rank[l[j].k]))
+            continue;
         cc_prefix(&sb, g, proc, j, &l[j]);
         for (int c = 0; c < ps->nctr; c++) {
             if (in_list(g->drop_ctr, g->ndrop_ctr, ps->ctr[c]))
@@ -533,6 +542,7 @@ static int write_counters(const struct gen *g, const struct pass *ps, int proc,
             cc_value(fp, g, ctr_value(&g->k[l[j].k], ps->ctr[c], l[j].s), &l[j]);
         }
     }
+    free(rank);
     sb_release(&sb);
     return close_out(fp, path);
 }
@@ -934,6 +944,13 @@ static int write_pmc(struct gen *g)
             continue;
         char *dir = fs_path_join(g->out, g->pass[p].name);
         int rc = fs_mkdir_p(dir);
+        if (rc == 0 && g->sampled) {   /* what benchrun pmc --launches sampled writes */
+            struct xp_sampling s = { g->plan, XP_UNIT_KERNEL, true };
+            char *text = sf_format(&s, "rocprofv3"), *path = fs_path_join(dir, SF_FILE);
+            rc = fs_write_atomic(path, text, strlen(text));
+            free(text);
+            free(path);
+        }
         free(dir);
         for (int proc = 0; rc == 0 && proc < g->procs; proc++)
             rc = write_pass_proc(g, p, proc);
@@ -1360,7 +1377,11 @@ static void usage(FILE *fp)
         "  --unprof X                unprofiled / profiled duration (default 0.8)\n"
         "  --tag T                   workload tag (default gen)\n"
         "  --min-name-len N          pad generated kernel names to N chars (bench sizes)\n"
-        "  --expected FILE           where to write expected.json (default PMC_DIR/)\n");
+        "  --expected FILE           where to write expected.json (default PMC_DIR/)\n"
+        "  --sample F:E:B:S          counter rows only for the launches this plan profiles\n"
+        "                            (per kernel, as rocprofv3 --kernel-iteration-range),\n"
+        "                            every launch in the trace, launch_sampling.json per pass;\n"
+        "                            expected.json stays the full-collection answer\n");
 }
 
 static int parse_layout(const char *s, enum layout *l)
@@ -1391,7 +1412,7 @@ static void push(char ***list, int *n, const char *s)
 
 enum { O_LAYOUT = 256, O_KERNELS, O_LAUNCHES, O_PROCS, O_JITTER, O_SEED, O_CLOCK, O_PCLOCK,
        O_GRBM, O_LOWP, O_COUNTERS, O_DPASS, O_DCTR, O_OVER, O_AGENT, O_POWER, O_GPUS, O_UNPROF,
-       O_TAG, O_NAMELEN, O_EXPECTED, O_HELP };
+       O_TAG, O_NAMELEN, O_EXPECTED, O_SAMPLE, O_HELP };
 
 static int parse_opt(struct gen *g, int o, const char *a)
 {
@@ -1418,6 +1439,11 @@ static int parse_opt(struct gen *g, int o, const char *a)
     case O_TAG: g->tag = a; return 0;
     case O_NAMELEN: if (num("--min-name-len", a, 0, 100000, &v)) return -1; g->min_name_len = (int)v; return 0;
     case O_EXPECTED: g->expected = a; return 0;
+    case O_SAMPLE:
+        if (lp_plan_parse(a, &g->plan) != 0)
+            return br_error("--sample: expected FIRST:EVERY:BLOCKS:SEED, got '%s'", a);
+        g->sampled = true;
+        return 0;
     default: return -1;
     }
 }
@@ -1435,6 +1461,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         { "agent-info", 0, NULL, O_AGENT }, { "power", 1, NULL, O_POWER },
         { "gpus", 1, NULL, O_GPUS }, { "unprof", 1, NULL, O_UNPROF }, { "tag", 1, NULL, O_TAG },
         { "min-name-len", 1, NULL, O_NAMELEN }, { "expected", 1, NULL, O_EXPECTED },
+        { "sample", 1, NULL, O_SAMPLE },
         { "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
     };
     int o;

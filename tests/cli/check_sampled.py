@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""check_sampled.py - a launch-sampled analysis against the full-collection answer.
+
+usage: check_sampled.py FULL_PMC_DIR SAMPLED_PMC_DIR... [--max-rel R] [--min-coverage F]
+                        [--separate] [--only REGEX]
+
+FULL_PMC_DIR holds the same generated run (tests/tools/gen_rocprof, same
+seed) with counter rows for every launch; SAMPLED_PMC_DIR the run written
+with --sample and analyzed by `benchrun analyze`. The true total of every
+(pass, kernel, counter) is summed here from FULL_PMC_DIR's counter files
+(rocprofv3 CSV: strings quoted, inner quotes not escaped, so the kernel name
+is split off by column counts, as rocprofv3's own csv.hpp writes it), never
+by benchrun. Checks every row of each SAMPLED/analysis/launch_sampling.csv
+(several sampled runs: the same run sampled with different plan seeds):
+  - the stated 95 % intervals cover the true totals in at least the
+    fraction --min-coverage of the rows (default 1: every one);
+  - estimator "all" (every launch profiled) and "time" (elapsed-cycle
+    counters: the generator's counts are proportional to duration) are exact
+    (relative 1e-9);
+  - the relative error is at most --max-rel (default 1: no limit).
+--separate: the full run is another run of the application (a GPU run of
+benchrun pmc --launches all): only the counters matching --only (the
+deterministic counts) are checked, none is expected exact, the interval
+must cover the full value up to 1e-6 (the same count in another run), and
+each (pass, counter) total over the kernels is printed as a TOTAL line,
+every counter's ("checked" marks those asserted on).
+Prints the coverage, the largest relative error and interval; exit 1 on
+any failure.
+"""
+import csv
+import glob
+import os
+import re
+import sys
+from collections import defaultdict
+
+
+def rows(path):
+    with open(path) as f:
+        head = next(csv.reader([f.readline()]))
+        i = head.index("Kernel_Name")
+        right = len(head) - i - 1
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            left = line.split(",", i)
+            rest = left[i].rsplit(",", right)
+            d = {k: v.strip('"') for k, v in zip(head, left[:i] + rest)}
+            d["Kernel_Name"] = rest[0][1:-1]
+            yield d
+
+
+def opt(args, name, default):
+    if name not in args:
+        return default
+    j = args.index(name)
+    v = float(args[j + 1])
+    del args[j:j + 2]
+    return v
+
+
+def main():
+    args = sys.argv[1:]
+    max_rel = opt(args, "--max-rel", 1.0)
+    min_cov = opt(args, "--min-coverage", 1.0)
+    separate = "--separate" in args
+    if separate:
+        args.remove("--separate")
+    only = None
+    if "--only" in args:
+        j = args.index("--only")
+        only = re.compile(args[j + 1])
+        del args[j:j + 2]
+    full, sampled_dirs = args[0], args[1:]
+    tot_est, tot_true = defaultdict(float), defaultdict(float)
+    true = defaultdict(float)
+    for f in glob.glob(os.path.join(full, "*", "*_counter_collection.csv")):
+        p = os.path.basename(os.path.dirname(f))
+        for r in rows(f):
+            true[(p, r["Kernel_Name"], r["Counter_Name"])] += float(r["Counter_Value"])
+    bad, missed, n, worst, widest = [], [], 0, 0.0, 0.0
+    for sampled in sampled_dirs:
+        for r in csv.DictReader(open(os.path.join(sampled, "analysis", "launch_sampling.csv"))):
+            key = (r["pass"], r["kernel_full_name"], r["counter"])
+            if key not in true:
+                if not only or only.search(r["counter"]):
+                    bad.append("no full-collection total for %s" % (key,))
+                continue
+            t, est = true[key], float(r["value"])
+            tot_est[key[0], key[2]] += est
+            tot_true[key[0], key[2]] += t
+            if only and not only.search(r["counter"]):
+                continue
+            half = float(r["ci95_half"]) if r["ci95_half"] else float("nan")
+            rel = abs(est - t) / abs(t) if t else abs(est)
+            n += 1
+            worst = max(worst, rel)
+            widest = max(widest, float(r["ci95_pct"] or 0))
+            slack = 1e-6 if separate else 1e-9
+            if not abs(est - t) <= half * (1 + 1e-12) + slack * abs(t):
+                missed.append("%s: %.6g outside %.6g +- %.6g" % (key, t, est, half))
+            if not separate and r["estimator"] in ("all", "time") and rel > 1e-9:
+                bad.append("%s: estimator %s not exact (%.3g)" % (key, r["estimator"], rel))
+            if rel > max_rel:
+                bad.append("%s: relative error %.4f over %.4f" % (key, rel, max_rel))
+    if not n:
+        bad.append("launch_sampling.csv has no rows")
+    cov = 1 - len(missed) / n if n else 0
+    if cov < min_cov:
+        bad.append("coverage %.4f below %.4f" % (cov, min_cov))
+        bad += missed[:5]
+    for b in bad[:20]:
+        print("MISMATCH", b)
+    if separate:
+        for (p, c), e in sorted(tot_est.items()):
+            t = tot_true[p, c]
+            print("TOTAL %s %s sampled %.6g all %.6g (%+.3f %%)%s"
+                  % (p, c, e, t, 100 * (e - t) / t if t else 0,
+                     " checked" if not only or only.search(c) else ""))
+    print("%d estimates in %d run(s), %d failures, coverage %.2f %%, largest error %.3f %%, "
+          "widest interval %.3f %%" % (n, len(sampled_dirs), len(bad), 100 * cov, 100 * worst,
+                                      widest))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
