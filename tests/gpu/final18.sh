@@ -1,0 +1,199 @@
+#!/bin/bash
+# final18.sh - issue 18 (launch sampling) and the CUPTI side of issue 14 on one
+# H200, in one device call. Parts (PARTS, space-separated, default all):
+#   churn   tests/gpu/sass_repro.cu churn under pass 01's SASS metrics: default
+#           (modules kept loaded: stand-in unloads), reset (the old workaround,
+#           timed), keep (no workaround: the crash, evidence)
+#   jax     jax_gemm.py under pass 01 with XLA's default autotuning (it unloads
+#           its candidates' modules): must finish, no crash
+#   axpy    cost: plain vs benchrun pmc (six passes, sampled), 20,001 launches;
+#           accuracy: pmc sampled vs --launches all on 2,001 launches
+#   models  accuracy, sampled vs all: PyTorch transformer and ResNet-18 steps
+#           (tests/gpu/train_step.py)
+#   e2e     Triton mma.sync matmul, the copy workload and the JAX GEMM through
+#           plain -> pmc -> power -> analyze, known FLOPs and bytes
+# Output ($OUT): final18.txt (the table, printed last), final18-logs.tar.gz.
+# Needs about 5 min for churn+jax+axpy, 6 more for models, 5 for e2e.
+# usage: . .gpu/env.sh; DEADLINE_S=500 [PARTS="churn jax axpy"] bash tests/gpu/final18.sh [BUILD_DIR]
+# PREBUILT=DIR: benchrun, lib/benchrun/libbenchrun-cupti.so, tests/gpu/{axpy,sass_repro}
+# built elsewhere (same layout as a build folder), instead of building here.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${1:-/tmp/b18}
+FINAL=${OUT:-$ROOT/gpu-out}
+W=$(mktemp -d)/final18
+O=$W/logs
+mkdir -p "$O" "$FINAL"
+export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
+DEADLINE_S=${DEADLINE_S:-500}
+STAGE_S=${STAGE_S:-150}
+PARTS=${PARTS:-churn jax axpy models e2e}
+LOGNAME_=final18
+. "$ROOT/tests/gpu/lib.sh"
+T=$O/table.txt
+row() { echo "$*" >>"$T"; }
+finish_up() {
+    tar -C "$W" -czf "$FINAL/final18-logs.tar.gz" logs runs 2>/dev/null
+    cp "$T" "$FINAL/final18.txt" 2>/dev/null
+    cat "$T"
+}
+trap finish_up EXIT
+want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
+
+if [ -n "${PREBUILT:-}" ]; then
+    B=$PREBUILT
+    export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    CUPTI_DIR=$(dirname "$(find /usr/local/cuda*/ /opt -name 'libcupti.so.13*' 2>/dev/null | head -1)" 2>/dev/null)
+    [ -n "$CUPTI_DIR" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CUPTI_DIR
+    BR=$B/benchrun
+    if ! "$BR" --version >"$O/prebuilt.log" 2>&1 || ldd "$B/lib/benchrun/libbenchrun-cupti.so" | grep -q 'not found'; then
+        ldd "$BR" "$B/lib/benchrun/libbenchrun-cupti.so" >>"$O/prebuilt.log" 2>&1
+        row "prebuilt binaries unusable here ($(grep -m1 'not found' "$O/prebuilt.log")): building"
+        B=/tmp/b18dev; PREBUILT=
+    fi
+fi
+if [ -z "${PREBUILT:-}" ]; then
+    build_benchrun || { row "build failed"; exit 1; }
+    cmake --build "$B" -j"$(nproc)" --target gpu-test-programs >>"$O/build.log" 2>&1
+fi
+export BENCHRUN_SHARE=$ROOT/share/benchrun
+LIB=$B/lib/benchrun/libbenchrun-cupti.so
+export BENCHRUN_CUPTI_LIB=$LIB
+G=$B/tests/gpu
+row "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $(date -u +%FT%TZ) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) parts: $PARTS"
+P01=$(python3 -c "import json;print(','.join(next(p['counters'] for p in json.load(open('$ROOT/share/benchrun/arch/gh100.json'))['passes'] if p['name']=='01_flops_sass')))")
+PLAN=10:50:20:1   # the default of benchrun pmc --launches sampled (read/launchplan.h)
+
+# under NAME LIMIT ENV... -- CMD: CMD under the library with pass 01's metrics
+under() {
+    local name=$1 lim=$2; shift 2
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+    mkdir -p "$W/runs/$name"
+    local t0; t0=$(now_ms)
+    STAGE_S=$lim st "$name" env CUDA_INJECTION64_PATH="$LIB" BENCHRUN_CUPTI_OUT="$W/runs/$name" \
+        BENCHRUN_CUPTI_NAME="$name"_%pid% BENCHRUN_CUPTI_METRICS="$P01" BENCHRUN_CUPTI_SAMPLE=$PLAN \
+        "${envs[@]}" "$@"
+    local rc=$? s; s=$(awk "BEGIN{printf \"%.1f\", ($(now_ms) - $t0) / 1000}")
+    local j; j=$(ls "$W/runs/$name"/*_cupti.json 2>/dev/null | tail -1)
+    row "$name rc=$rc ${s}s $( [ -n "$j" ] && python3 -c "
+import json; d = json.load(open('$j')); u = d.get('module_unloads', {})
+print('unloads', u.get('mode'), 'deferred', u.get('deferred'), 'reset', u.get('reset'),
+      'defer_failed', u.get('defer_failed'), 'reenabled', d.get('profiler_reenabled_after_unload'),
+      'launches', d.get('launches'), 'profiled', d.get('launches_profiled'),
+      'names', d.get('range_names'), 'err', (d.get('error') or '')[:80])")"
+    grep -h "benchrun-cupti: fatal\|inside" "$O/$name.log" | head -2 | sed 's/^/  /' >>"$T"
+}
+
+if want churn; then
+    under churn_default 60 -- "$G/sass_repro" churn 20
+    under churn_reset 60 BENCHRUN_CUPTI_UNLOAD=reset -- "$G/sass_repro" churn 5
+    under churn_keep 30 BENCHRUN_CUPTI_UNLOAD=keep -- "$G/sass_repro" churn 5
+fi
+if want jax; then
+    under jax_sass 150 -- python3 "$ROOT/tests/gpu/jax_gemm.py" 4096 5
+    tail -2 "$O/jax_sass.log" | cut -c1-160 | sed 's/^/  /' >>"$T"
+fi
+
+# conf NAME DESC CMD...: a workload conf in $W/runs/NAME
+conf() {
+    local n=$1 d=$2; shift 2
+    mkdir -p "$W/runs/$n/results"
+    { echo "WORKLOAD=$n"; echo "WORKLOAD_DESC=\"$d\""; echo "PROFILING_DIR=$W/runs/$n"
+      echo "RESULTS_DIR=$W/runs/$n/results"; echo "NGPUS=1"; echo "NTASKS=1"; echo "BIND_GPU_PER_TASK=0"
+      echo "SAMPLE_GPUS=0"; echo "SAMPLE_MS=1"; echo "VENDOR=nvidia"; echo "MODULES=()"
+      echo "PERF_GREP='^(loop_s|train_|triton_mma|copy_step|jax_gemm)'"; echo "stage_inputs() { :; }"
+      echo "app_env() { export PYTHONUNBUFFERED=1; }"
+      echo "app_cmd() { APP_CMD=($*); }"; } >"$W/runs/$n/$n.conf"
+}
+runjson() { python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print(d.get('wall_time_s', 'nan'))" "$1" 2>/dev/null || echo nan; }
+last() { ls -d "$W/runs/$1/results/$2"-* 2>/dev/null | tail -1; }
+# pmc_pair NAME LIMIT: pmc sampled and pmc --launches all of one conf, analyzed,
+# compared (check_sampled.py --separate: two application runs)
+pmc_pair() {
+    local n=$1 lim=$2 s a
+    STAGE_S=$lim st "$n.pmc_sampled" "$BR" pmc "$W/runs/$n/$n.conf" --launches sampled
+    s=$(last "$n" pmc)
+    [ -n "$s" ] && st "$n.analyze_sampled" "$BR" analyze "$s"
+    STAGE_S=$lim st "$n.pmc_all" "$BR" pmc "$W/runs/$n/$n.conf" --launches all
+    a=$(ls -d "$W/runs/$n/results"/pmc-* 2>/dev/null | grep -v "^$s\$" | tail -1)
+    [ -n "$a" ] && st "$n.analyze_all" "$BR" analyze "$a"
+    if [ -n "$s" ] && [ -n "$a" ] && [ -f "$s/analysis/launch_sampling.csv" ]; then
+        # deterministic counts: instructions, FLOP and tensor-op counts, DRAM reads and
+        # L2 bytes (DRAM writes of an L2-resident working set are write-back timing)
+        python3 "$ROOT/tests/cli/check_sampled.py" "$a" "$s" --separate \
+            --only 'sass_thread_inst|inst_executed|ops_path_tensor|dram__bytes_read|lts__t_bytes' \
+            --max-rel 0.01 >"$O/$n.accuracy" 2>&1
+        row "$n accuracy (sampled vs all, deterministic counts): rc=$? $(tail -1 "$O/$n.accuracy")"
+        grep -h "^TOTAL" "$O/$n.accuracy" | grep -v " sampled 0 all 0 " | head -16 | sed 's/^/  /' >>"$T"
+    else
+        row "$n accuracy: missing run (sampled=${s:-none} all=${a:-none})"
+    fi
+    for r in "$s" "$a"; do
+        [ -n "$r" ] && row "  $(basename "$r"): wall $(runjson "$r/run.json") s, launches $(python3 -c "import json;print(json.load(open('$r/run.json')).get('launches'))" 2>/dev/null), $(grep -c . "$r"/*/*_counter_collection.csv 2>/dev/null | awk -F: '{s+=$2} END {print s " counter rows"}')"
+    done
+}
+
+if want axpy; then
+    conf axpy "axpy 1M floats, 1 + 20,000 launches" "$G/axpy" 1048576 20000
+    plain_s=()
+    for i in 1 2 3; do
+        st "axpy.plain$i" "$BR" plain "$W/runs/axpy/axpy.conf"
+        plain_s+=("$(runjson "$(last axpy plain)/run.json")")
+    done
+    STAGE_S=200 st axpy.pmc_sampled "$BR" pmc "$W/runs/axpy/axpy.conf" --launches sampled
+    p=$(last axpy pmc)
+    pmc_s=$(runjson "$p/run.json")
+    python3 - "$pmc_s" "${plain_s[@]}" >>"$T" <<'PY'
+import statistics, sys
+pmc = float(sys.argv[1]); plain = statistics.median(float(x) for x in sys.argv[2:])
+n = 20001
+print("axpy cost, 20,001 launches: plain %.3f s (median of %d), pmc sampled (6 passes) %.3f s = %.2f x six plain runs; "
+      "added %.1f us per launch and pass" % (plain, len(sys.argv) - 2, pmc, pmc / (6 * plain),
+                                              1e6 * (pmc - 6 * plain) / (6 * n)))
+PY
+    for f in "$p"/*/; do
+        [ -d "$f" ] && row "  $(basename "$f"): $(python3 -c "
+import json,glob
+for j in glob.glob('$f/*_cupti.json'):
+    d = json.load(open(j)); print('launches', d.get('launches'), 'profiled', d.get('launches_profiled'), 'armed', d.get('profiler_armed'), 'ms', d.get('profiler_ms'), 'err', (d.get('error') or '')[:60])" 2>/dev/null) $(grep -h "pass $(basename "$f")" "$O/axpy.pmc_sampled.log" | cut -c1-60)"
+    done
+    st axpy.analyze "$BR" analyze "$p"
+    conf axpy2k "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000
+    pmc_pair axpy2k 200
+fi
+if want models; then
+    conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
+    pmc_pair transformer 200
+    conf resnet18 "PyTorch ResNet-18, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" resnet18 2
+    pmc_pair resnet18 200
+fi
+if want e2e; then
+    e2e() {   # plain -> pmc -> power -> analyze; prints TOTAL FLOPs and bytes
+        local n=$1
+        st "$n.plain" "$BR" plain "$W/runs/$n/$n.conf"; local a=$?
+        st "$n.pmc" "$BR" pmc "$W/runs/$n/$n.conf"; local b=$?
+        st "$n.power" "$BR" power "$W/runs/$n/$n.conf"; local c=$?
+        local pmc prof; pmc=$(last "$n" pmc); prof=$(last "$n" prof)
+        [ -n "$pmc" ] && st "$n.analyze" "$BR" analyze "$pmc" ${prof:+--power "$prof"}
+        row "$n plain=$a pmc=$b power=$c analyze=$? $(grep -h '^\(triton_mma\|copy_step\|jax_gemm\)' "$O/$n.plain.log" | head -1 | cut -c1-150)"
+        python3 - "$pmc" >>"$T" 2>&1 <<'PY'
+import csv, os, sys
+p = os.path.join(sys.argv[1], "analysis", "per_kernel_metrics.csv")
+for r in csv.DictReader(open(p)) if os.path.exists(p) else []:
+    if r.get("kernel") == "TOTAL":
+        print("   TOTAL launches", r.get("launches"), "BF16_TENSOR_FLOP", r.get("BF16_TENSOR_FLOP"),
+              "F16_TENSOR_FLOP", r.get("F16_TENSOR_FLOP"), "FP32_FLOP", r.get("FP32_FLOP"),
+              "mem_read_bytes", r.get("mem_read_bytes"), "mem_write_bytes", r.get("mem_write_bytes"))
+PY
+        grep -h "copy\|Copies\|lost\|lack" "$pmc/analysis/report.md" 2>/dev/null | head -3 | cut -c1-160 | sed 's/^/   /' >>"$T"
+    }
+    conf triton "Triton bf16 matmul, mma.sync (num_warps 2), N=4096, 3 launches" python3 "$ROOT/tests/gpu/triton_mma.py" 4096 3 2
+    e2e triton
+    conf copy "6 x 1 GiB device copies, 1 GiB H2D, D2H and memset" python3 "$ROOT/tests/gpu/copy_step.py" 1 6
+    e2e copy
+    conf jax "JAX bf16 GEMM N=4096, 5 + 1 calls, XLA defaults" python3 "$ROOT/tests/gpu/jax_gemm.py" 4096 5
+    e2e jax
+fi
+row "stages (name rc seconds):"
+sed 's/^/  /' "$O/stages.tsv" >>"$T"
