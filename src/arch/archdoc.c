@@ -484,5 +484,15 @@ void archdoc_header(struct strbuf *out)
         "directly or through the metrics it is built from (`A or B`: either pass has the\n"
         "counter; `any pass`: every pass has it). *TOTAL*: how the whole-run row is computed:\n"
         "`rates` the same formula over whole-run sums, `sum` Σ of the per-kernel values,\n"
-        "`none` empty, `only` whole run only, `label` a text label.\n\n");
+        "`none` empty, `only` whole run only, `label` a text label.\n\n"
+        "Launch-sampled passes (`benchrun pmc --launches sampled`): a pass's counters come\n"
+        "from a sample of each kernel's launches and its kernel trace has every launch; the\n"
+        "reader scales the sample to every launch before any formula sees it, so Σ value,\n"
+        "`sum(C)` and the launch counts above are estimates over all launches: per sampling\n"
+        "unit the stratified mean per launch times the launches (the first launches are\n"
+        "a census, later ones one per block), or, for elapsed-cycle and duration counters\n"
+        "where the trace times the kernels (rocprofv3), the ratio to the traced time. Each\n"
+        "estimate's 95 % interval is in the analysis folder's launch_sampling.csv, and the\n"
+        "profile's `CHECK_SAMPLING_PCT` data check flags intervals wider than that share\n"
+        "(README \"Launch sampling\", src/read/extrapolate.h).\n\n");
 }

@@ -47,8 +47,9 @@ static const char usage[] =
     "      --launches MODE  all: counters on every launch; sampled: on a bounded\n"
     "                       sample per kernel (first 10, then one in each block\n"
     "                       of 50, 100, 200... launches), every launch traced and\n"
-    "                       the sums scaled up with a 95 %% interval; default: the\n"
-    "                       conf's LAUNCHES, else sampled on NVIDIA, all on AMD\n"
+    "                       the sums scaled up with a 95 %% interval;\n"
+    "                       sampled:FIRST:EVERY:BLOCKS:SEED another plan; default:\n"
+    "                       the conf's LAUNCHES, else sampled on NVIDIA, all on AMD\n"
     "  -n, --dry-run        print every command that would run, create nothing\n"
     "  -h, --help           this help\n"
     "\n"
@@ -80,9 +81,9 @@ static int parse(int argc, char **argv, struct pmc_opts *o)
         case 'c': o->counters = optarg; break;
         case 'C': o->collector = optarg; break;
         case 'L':
-            if (strcmp(optarg, "all") && strcmp(optarg, "sampled"))
-                return cli_usage_error("pmc", "--launches: expected all or sampled, got '%s'",
-                                       optarg);
+            if (strcmp(optarg, "all") && strcmp(optarg, "sampled") && strncmp(optarg, "sampled:", 8))
+                return cli_usage_error("pmc", "--launches: expected all, sampled or "
+                                       "sampled:FIRST:EVERY:BLOCKS:SEED, got '%s'", optarg);
             o->launches = optarg;
             break;
         case 'n': o->dry_run = true; break;
@@ -292,16 +293,19 @@ static int pick_launches(struct pmc_run *r, const struct pmc_opts *o)
         r->sampled = nvidia && r->col->sample_unit;
         r->launches_why = nvidia ? "default on NVIDIA" : "default on AMD";
     } else {
-        r->sampled = !strcmp(want, "sampled");
+        r->sampled = strncmp(want, "sampled", 7) == 0;
         r->launches_why = o->launches ? "--launches" : "LAUNCHES in the conf";
     }
     if (!r->sampled)
         return 0;
+    lp_plan_default(&r->sampling.plan);
+    if (!strncmp(want, "sampled:", 8) && lp_plan_parse(want + 8, &r->sampling.plan) != 0)
+        return br_error("%s: '%s': expected sampled:FIRST:EVERY:BLOCKS:SEED (EVERY >= 1), e.g. "
+                        "sampled:10:50:20:1", r->launches_why, want);
     if (!r->col->sample_unit)
         return br_error("collector %s cannot sample launches: use --launches all", r->col->name);
     if (!strcmp(r->col->name, "rocprofv3") && br_rocprof_can_sample(r->tool_version) < 0)
         return -1;
-    lp_plan_default(&r->sampling.plan);
     r->sampling.unit = strcmp(r->col->sample_unit, "kernel") ? XP_UNIT_SIGNATURE : XP_UNIT_KERNEL;
     r->sampling.kernel_times = !r->col->launch_event_times;
     return 0;
@@ -342,7 +346,11 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
                         rocprof ? " (ROCm " : "",
                         rocprof ? (r->tool_version ? r->tool_version : "6.3+ assumed") : "",
                         rocprof ? ")" : "", r->format, r->format_why);
-        br_dry_run_note("launches: %s (%s)", r->sampled ? "sampled" : "all", r->launches_why);
+        char plan[96] = "";
+        if (r->sampled)
+            lp_plan_format(&r->sampling.plan, plan, sizeof(plan));
+        br_dry_run_note("launches: %s%s%s (%s)", r->sampled ? "sampled" : "all", *plan ? " " : "",
+                        plan, r->launches_why);
         return 0;
     }
     printf("pmc: counter set '%s' from %s: %zu passes\n", r->passes.set, r->passes.source,

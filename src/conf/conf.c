@@ -362,8 +362,9 @@ static int check_rocprof_format(const char *path, const struct br_conf *c)
 static int check_launches(const char *path, const struct br_conf *c)
 {
     const char *l = c->launches;
-    if (strcmp(l, "auto") && strcmp(l, "all") && strcmp(l, "sampled"))
-        return conf_err(path, "LAUNCHES must be auto, all or sampled, got '%s'", l);
+    if (strcmp(l, "auto") && strcmp(l, "all") && strcmp(l, "sampled") && strncmp(l, "sampled:", 8))
+        return conf_err(path, "LAUNCHES must be auto, all, sampled or sampled:FIRST:EVERY:BLOCKS:SEED, "
+                        "got '%s'", l);
     return 0;
 }
 

@@ -81,7 +81,7 @@ touch "$T/lammps/build-gfx942/lmp" "$T/lammps/examples/hns/"{in.reaxff.hns,data.
 expect_exit 0 "pmc --launches sampled --dry-run" -- "$BENCHRUN" pmc "$fixture" --launches sampled --dry-run
 expect_grep "rocprofv3 --pmc .* --kernel-include-regex '?\.\*'? --kernel-iteration-range '?\[1-10,[0-9]+," \
     "$T/out" "rocprofv3 --kernel-iteration-range with the plan's iterations"
-expect_grep 'launches: sampled \(--launches\)' "$T/out" "dry run says which launches"
+expect_grep 'launches: sampled 10:50:20:1 \(--launches\)' "$T/out" "dry run says which launches"
 expect_exit 0 "pmc default on AMD" -- "$BENCHRUN" pmc "$fixture" --dry-run
 expect_no_grep 'kernel-iteration-range' "$T/out" "AMD default: every launch"
 sed -e "s#^ROCM_PATH=.*#ROCM_PATH=$T/rocm62#" "$fixture" >"$T/c62.conf"
@@ -92,5 +92,11 @@ expect_grep 'ROCm 6.3\+' "$T/err" "names the release that can sample"
 expect_exit 2 "--launches bad" -- "$BENCHRUN" pmc "$fixture" --launches some --dry-run
 echo 'LAUNCHES=most' >>"$T/c62.conf"
 expect_exit 1 "LAUNCHES=most" -- "$BENCHRUN" pmc "$T/c62.conf" --dry-run
-expect_grep 'LAUNCHES must be auto, all or sampled' "$T/err" "conf value checked"
+expect_grep 'LAUNCHES must be auto, all, sampled or sampled:' "$T/err" "conf value checked"
+expect_exit 0 "pmc --launches sampled:5:20:3:9 --dry-run" -- "$BENCHRUN" pmc "$fixture" \
+    --launches sampled:5:20:3:9 --dry-run
+expect_grep "kernel-iteration-range '?\[1-5,[0-9]+," "$T/out" "another plan: its census in the iterations"
+expect_grep 'launches: sampled 5:20:3:9' "$T/out" "the dry run names the plan"
+expect_exit 1 "pmc --launches sampled:5:0:3:9" -- "$BENCHRUN" pmc "$fixture" --launches sampled:5:0:3:9 --dry-run
+expect_grep 'expected sampled:FIRST:EVERY:BLOCKS:SEED' "$T/err" "a bad plan is named"
 finish

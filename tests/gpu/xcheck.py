@@ -12,7 +12,7 @@ import statistics
 import sys
 
 D = sys.argv[1]
-VARIANTS = ["old", "default", "krep", "run"]
+VARIANTS = ["old", "default", "krep"]
 
 
 def ours(path):

@@ -3,7 +3,7 @@
 #   bash tests/gpu/xcheck.sh [BUILD_DIR]   ($OUT, else ./gpu-out: table.txt, xcheck.tar.gz)
 # 1. builds only libbenchrun-cupti.so, the host tool and the CUDA test programs;
 # 2. cross-check: axpy (n = 16M floats, 1 warm-up + 20 launches) under each collector
-#    variant (old: kernel activity on; default; kernel replay; run ranges)
+#    variant (old: kernel activity on; default; kernel replay)
 #    and under ncu, same metrics; totals per metric compared (tests/gpu/xcheck.py);
 # 3. counter-pass cost: (pass loop - plain loop) / launches on COST_LAUNCHES launches;
 # 4. trace overhead: plain vs trace, small (1M, 20,000 launches) and large (16M, 2,000)
@@ -52,7 +52,6 @@ variant() {  # variant LABEL ENV...
 variant old BENCHRUN_CUPTI_ACTIVITY=1
 variant default X=1
 variant krep BENCHRUN_CUPTI_REPLAY=kernel
-variant run BENCHRUN_CUPTI_RANGE=run
 log "ncu"
 timeout 120 ncu --csv --page raw --print-units base --clock-control none --cache-control none \
     --metrics "$FLOPS,$HW" --log-file "$O/xc_ncu.csv" "$G/axpy" $NX $LX >>"$O/ncu.log" 2>&1
@@ -110,11 +109,11 @@ for r in 1 2; do
     echo "plain $("$G/axpy" 1048576 $CL)" >>"$O/cost.txt"
     echo "flops $(inj "$W/cf$r" "$FLOPS" timeout 60 "$G/axpy" 1048576 $CL 2>>"$O/cost.err")" >>"$O/cost.txt"
     echo "hw $(inj "$W/ch$r" "$HW" timeout 60 "$G/axpy" 1048576 $CL 2>>"$O/cost.err")" >>"$O/cost.txt"
-    echo "run_flops $(BENCHRUN_CUPTI_RANGE=run inj "$W/rf$r" "$FLOPS" timeout 60 "$G/axpy" 1048576 $CL 2>>"$O/cost.err")" >>"$O/cost.txt"
-    echo "run_hw $(BENCHRUN_CUPTI_RANGE=run inj "$W/rh$r" "$HW" timeout 60 "$G/axpy" 1048576 $CL 2>>"$O/cost.err")" >>"$O/cost.txt"
+    echo "sampled_flops $(BENCHRUN_CUPTI_SAMPLE=10:50:20:1 inj "$W/rf$r" "$FLOPS" timeout 60 "$G/axpy" 1048576 $CL 2>>"$O/cost.err")" >>"$O/cost.txt"
+    echo "sampled_hw $(BENCHRUN_CUPTI_SAMPLE=10:50:20:1 inj "$W/rh$r" "$HW" timeout 60 "$G/axpy" 1048576 $CL 2>>"$O/cost.err")" >>"$O/cost.txt"
 done
-cp "$W"/rh1/*_cupti.json "$O/cost_run_hw.json" 2>/dev/null
-head -3 "$W"/rh1/*_counter_collection.csv >"$O/cost_run_hw_head.csv" 2>/dev/null
+cp "$W"/rh1/*_cupti.json "$O/cost_sampled_hw.json" 2>/dev/null
+head -3 "$W"/rh1/*_counter_collection.csv >"$O/cost_sampled_hw_head.csv" 2>/dev/null
 
 log "trace overhead x $REPS"
 for r in $(seq "$REPS"); do
