@@ -1,6 +1,7 @@
 /* launchplan.c - the launch sampling plan of a counter pass (launchplan.h). */
 #include "read/launchplan.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,9 @@ static int field(const char **s, uint64_t *v, char end)
     char *e;
     if (**s < '0' || **s > '9')
         return -1;
+    errno = 0;
     unsigned long long x = strtoull(*s, &e, 10);
-    if (*e != end)
+    if (*e != end || errno == ERANGE)
         return -1;
     *v = x;
     *s = end ? e + 1 : e;
@@ -116,6 +118,20 @@ uint64_t lp_next(const struct lp_plan *p, uint64_t r)
     return UINT64_MAX;
 }
 
+/* a + b + c, UINT64_MAX when it does not fit */
+static uint64_t sat_add3(uint64_t a, uint64_t b, uint64_t c)
+{
+    if (a > UINT64_MAX - b || a + b > UINT64_MAX - c)
+        return UINT64_MAX;
+    return a + b + c;
+}
+
+/* The last rank of the phase at pl. */
+static uint64_t phase_end(const struct lp_plan *p, const struct place *pl)
+{
+    return pl->last ? UINT64_MAX : sat_add3(pl->start, pl->len * p->blocks_per_phase, p->first);
+}
+
 uint32_t lp_stratum(const struct lp_plan *p, uint64_t r, uint64_t *lo, uint64_t *hi)
 {
     if (r <= p->first) {
@@ -123,8 +139,8 @@ uint32_t lp_stratum(const struct lp_plan *p, uint64_t r, uint64_t *lo, uint64_t 
         return 0;
     }
     struct place pl = locate(p, r - p->first - 1);
-    *lo = pl.start + p->first + 1;
-    *hi = pl.last ? UINT64_MAX : pl.start + pl.len * p->blocks_per_phase + p->first;
+    *lo = sat_add3(pl.start, p->first, 1);
+    *hi = phase_end(p, &pl);
     return pl.phase + 1;
 }
 
@@ -142,8 +158,7 @@ uint64_t lp_stratum_size(const struct lp_plan *p, uint32_t h, uint64_t launches)
     struct place pl = locate(p, q);
     if (pl.phase + 1 != h)
         return 0;
-    uint64_t lo = pl.start + p->first + 1;
-    uint64_t hi = pl.last ? UINT64_MAX : pl.start + pl.len * p->blocks_per_phase + p->first;
+    uint64_t lo = sat_add3(pl.start, p->first, 1), hi = phase_end(p, &pl);
     if (launches < lo)
         return 0;
     return (launches < hi ? launches : hi) - lo + 1;

@@ -50,6 +50,15 @@ static void test_plan_strata(void **state)
     for (uint32_t h = 0; h < 5; h++)
         assert_int_equal(lp_stratum_size(&p, h, 50), size50[h]);
     assert_int_equal(lp_stratum_size(&p, 0, 2), 2);
+    /* blocks longer than the ranks: the stratum ends at the last rank, not at
+     * a wrapped-around sum (found by fuzz_launch_sampling) */
+    struct lp_plan huge = { 36, UINT64_MAX, 1, 9 };
+    uint64_t a, b;
+    assert_int_equal(lp_stratum(&huge, 100, &a, &b), 1);
+    assert_int_equal(a, 37);
+    assert_true(b == UINT64_MAX);
+    assert_int_equal(lp_stratum_size(&huge, 1, 100), 64);
+    assert_true(lp_next(&huge, 100) >= 100);
 }
 
 /* Exactly one profiled launch per block, every census launch, and lp_next
@@ -105,7 +114,8 @@ static void test_plan_parse(void **state)
     lp_plan_format(&p, buf, sizeof(buf));
     assert_string_equal(buf, "10:50:20:1");
     static const char *const bad[] = { "", "1:2:3", "1:0:3:4", "a:1:1:1", "1:2:3:4x",
-                                       "1:2:3:4:5", "-1:2:3:4", ":2:3:4", NULL };
+                                       "1:2:3:4:5", "-1:2:3:4", ":2:3:4",
+                                       "1:18446744073709551616:3:4", NULL };   /* > 2^64 - 1 */
     for (int i = 0; bad[i]; i++) {
         struct lp_plan q = { 9, 9, 9, 9 };
         assert_int_equal(lp_plan_parse(bad[i], &q), -1);
