@@ -52,6 +52,7 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
 bool wr_any_sampled(const struct rp_run *run);
 int wr_sampling_csv(const struct mx_result *res, const struct rp_run *run, const char *path);
 void wr_sampling_md(FILE *fp, const struct mx_result *res, const struct rp_run *run);
+void wr_sampling_head(FILE *fp, const struct rp_run *run);   /* report.md's header line */
 
 /* Shared by the writers (wr_csv.c). */
 /* Numeric cell of metric m in row r as the CSVs write it: Python repr() of

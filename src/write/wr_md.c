@@ -428,6 +428,7 @@ static void inputs(FILE *fp, const struct mx_result *res, const struct wr_info *
         }
         fputs(": constant fields of the GPU, not counters; left out of the counters\n", fp);
     }
+    wr_sampling_head(fp, in->run);
     fputc('\n', fp);
 }
 

@@ -89,6 +89,21 @@ int wr_sampling_csv(const struct mx_result *res, const struct rp_run *run, const
     return fs_atomic_commit(&a);
 }
 
+void wr_sampling_head(FILE *fp, const struct rp_run *run)
+{
+    uint32_t n = 0, sampled = 0;
+    for (uint32_t p = 0; run && p < run->npasses; p++) {
+        n += run->passes[p].present;
+        sampled += run->passes[p].present && run->passes[p].sampled;
+    }
+    if (sampled)
+        fprintf(fp, "- launches: sampled in %u of %u passes (counters on a sample of each "
+                    "kernel's launches, scaled to every launch: \"Launch sampling\" below)\n",
+                sampled, n);
+    else
+        fputs("- launches: all (counters on every launch)\n", fp);
+}
+
 void wr_sampling_md(FILE *fp, const struct mx_result *res, const struct rp_run *run)
 {
     if (!wr_any_sampled(run))

@@ -52,6 +52,8 @@ a, b = ({r["kernel_full_name"]: r["launches"] for r in csv.DictReader(open(p))} 
 sys.exit(0 if a == b and len(a) > 1 else 1)
 PY
     expect_grep '^## Launch sampling' "$d/sampled/analysis/report.md" "report.md has the sampling section"
+    expect_grep '^- launches: sampled in 6 of 6 passes' "$d/sampled/analysis/report.md" "report.md says sampled"
+    expect_grep '^- launches: all \(counters on every launch\)' "$d/full/analysis/report.md" "report.md says all"
     expect_grep '^\| 01_fp64_flops \| 3000 \| 120 \| 4 \|' "$d/sampled/analysis/report.md" \
         "per pass: launches run and profiled"
     expect_no_grep '\(lost launches' "$d/sampled/analysis/report.md" "no lost launches in a sampled run"
