@@ -13,7 +13,11 @@
 #   e2e     Triton mma.sync matmul, the copy workload and the JAX GEMM through
 #           plain -> pmc -> power -> analyze, known FLOPs and bytes
 # Output ($OUT): final18.txt (the table, printed last), final18-logs.tar.gz.
-# Needs about 5 min for churn+jax+axpy, 6 more for models, 5 for e2e.
+# Time: churn+jax+axpy about 5 min (measured: 290 s with the build carried,
+# the axpy2k full-collection run cut by a 280 s deadline), models about 7 min,
+# e2e about 6 min (estimates): more than one device call's 10 minutes, so
+# split it, e.g. PARTS="churn jax axpy" DEADLINE_S=500, then PARTS="models",
+# then PARTS="e2e".
 # usage: . .gpu/env.sh; DEADLINE_S=500 [PARTS="churn jax axpy"] bash tests/gpu/final18.sh [BUILD_DIR]
 # PREBUILT=DIR: benchrun, lib/benchrun/libbenchrun-cupti.so, tests/gpu/{axpy,sass_repro}
 # built elsewhere (same layout as a build folder), instead of building here.
