@@ -17,9 +17,24 @@
 #include "read/rocprof.h"
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "vectors/jsonw.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+/* A number as the analysis CSVs write one: an integer, Python's repr() of
+ * the float, or "" for NaN/inf; buf of 32 bytes. */
+static const char *num(double v, char *buf)
+{
+    if (!isfinite(v))
+        buf[0] = '\0';
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, 32, "%.0f", v);
+    else
+        jw_repr_double(buf, 32, v);
+    return buf;
+}
 
 bool wr_any_sampled(const struct rp_run *run)
 {
@@ -59,8 +74,8 @@ static void sample_row(FILE *fp, const struct mx_result *res, uint32_t r, const 
     fprintf(fp, ",%llu,%llu,", (unsigned long long)ps->launches[k],
             (unsigned long long)profiled(ps, k));
     wr_csv_field(fp, ps->counters[c]);
-    fprintf(fp, ",%s,%s,%s,%s\n", wr_num(v, b[0]), wr_num(half, b[1]),
-            wr_num(v != 0 ? 100 * half / fabs(v) : NAN, b[2]),
+    fprintf(fp, ",%s,%s,%s,%s\n", num(v, b[0]), num(half, b[1]),
+            num(v != 0 ? 100 * half / fabs(v) : NAN, b[2]),
             estimator(ps, k, ps->counters[c]));
 }
 
@@ -119,10 +134,10 @@ void wr_sampling_md(FILE *fp, const struct mx_result *res, const struct rp_run *
         if (!mp->present)
             continue;
         double pct = mp->launches > 0 ? 100 * mp->profiled / mp->launches : NAN;
-        fprintf(fp, "| %s | %s | %s | %s | %s |\n", mp->name, wr_num(mp->launches, b[0]),
-                wr_num(mp->profiled, b[1]), wr_num(round(pct * 100) / 100, b[2]),
+        fprintf(fp, "| %s | %s | %s | %s | %s |\n", mp->name, num(mp->launches, b[0]),
+                num(mp->profiled, b[1]), num(round(pct * 100) / 100, b[2]),
                 !mp->sampled ? "all launches" : isnan(mp->widest_pct) ? "0"
-                : wr_num(round(mp->widest_pct * 1000) / 1000, b[3]));
+                : num(round(mp->widest_pct * 1000) / 1000, b[3]));
     }
     fputc('\n', fp);
 }
