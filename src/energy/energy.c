@@ -1,0 +1,173 @@
+/* energy.c - en_compute (energy.h): input checks, each GPU's attribution,
+ * the pooling over GPUs (sums; the seed pools telemetry vectors the same
+ * way), then the fit over every GPU's windows. */
+#include "energy/en_int.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *en_copy_label(enum en_copy c)
+{
+    static const char *const l[EN_NCOPY] = { "H2D", "D2H", "D2D", "H2H", "set" };
+    return (unsigned)c < EN_NCOPY ? l[c] : "?";
+}
+
+const char *en_src_name(enum en_src s)
+{
+    switch (s) {
+    case EN_SRC_COUNTER: return "energy counter";
+    case EN_SRC_POWER: return "power x time";
+    case EN_SRC_DRIVER: return "driver power samples";
+    default: return "none";
+    }
+}
+
+const char *en_fit_status_name(enum en_fit_status s)
+{
+    switch (s) {
+    case EN_FIT_OK: return "ok";
+    case EN_FIT_GROUPED: return "grouped";
+    case EN_FIT_OTHER: return "other";
+    default: return "none";
+    }
+}
+
+void en_opts_default(struct en_opts *o)
+{
+    *o = (struct en_opts){ .fit_max_cols = 24, .fit_min_share_pct = 0.5, .lag_ms = NAN };
+}
+
+void en_warn(struct en_result *res, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = xstrdup(fmt);
+    va_end(ap);
+    res->warn = xrealloc(res->warn, (res->nwarn + 1) * sizeof(*res->warn));
+    res->warn[res->nwarn++] = s;
+}
+
+static int check_gpu(const struct en_gpu *g, size_t gi, uint32_t nk, struct en_result *res)
+{
+    const char *name = g->name ? g->name : "GPU";
+    if (g->win1_ns < g->win0_ns) {
+        en_warn(res, "%s: the window ends before it starts", name);
+        return -1;
+    }
+    for (size_t i = 0; i < g->nact; i++) {
+        const struct en_act *a = &g->act[i];
+        bool bad_id = a->kind == EN_KERNEL ? a->id >= nk : a->kind != EN_COPY || a->id >= EN_NCOPY;
+        if (bad_id || a->end_ns < a->start_ns || (i && a->start_ns < g->act[i - 1].start_ns)) {
+            en_warn(res, "%s (GPU %zu): activity %zu: %s", name, gi, i,
+                    bad_id ? "unknown kernel id or copy class" : a->end_ns < a->start_ns
+                    ? "ends before it starts" : "not sorted by start");
+            return -1;
+        }
+    }
+    const struct en_series *s[3] = { &g->energy, &g->power, &g->clock };
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 1; i < s[k]->n; i++)
+            if (s[k]->t_ns[i] < s[k]->t_ns[i - 1]) {
+                en_warn(res, "%s: sample %zu: time goes backwards", name, i);
+                return -1;
+            }
+    return 0;
+}
+
+static void pool_col(struct en_col *to, const struct en_col *x)
+{
+    to->time_ns += x->time_ns;
+    to->covered_ns += x->covered_ns;
+    to->split_ns += x->split_ns;
+    to->energy_J += x->energy_J;
+    to->resolved_ns += x->resolved_ns;
+    to->clock_int += x->clock_int;
+    to->clock_ns += x->clock_ns;
+    to->launches += x->launches;
+}
+
+static double nanmax(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : fmax(a, b);
+}
+
+static double nansum(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a + b;
+}
+
+static void pool_whole(struct en_whole *to, const struct en_whole *w, bool first)
+{
+    if (first)
+        to->src = w->src, to->peak_W = to->counter_J = to->power_J = to->mean_W = NAN;
+    else if (to->src != w->src)
+        to->mixed = true, to->src = EN_SRC_NONE;
+    to->kernels_J += w->kernels_J;
+    to->copies_J += w->copies_J;
+    to->idle_J += w->idle_J;
+    to->total_J += w->total_J;
+    to->window_ns += w->window_ns;
+    to->covered_ns += w->covered_ns;
+    to->busy_ns += w->busy_ns;
+    to->idle_ns += w->idle_ns;
+    to->segments += w->segments;
+    to->mean_W = nansum(to->mean_W, w->mean_W);
+    to->peak_W = nanmax(to->peak_W, w->peak_W);
+    to->counter_J = nansum(to->counter_J, w->counter_J);
+    to->power_J = nansum(to->power_J, w->power_J);
+    to->segment_ms = first ? w->segment_ms : to->segment_ms;
+}
+
+int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
+               const struct en_opts *opt, struct en_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->nkernels = nkernels;
+    res->ncols = nkernels + EN_NCOPY;
+    res->ngpus = ngpus;
+    res->col = xcalloc(res->ncols, sizeof(*res->col));
+    res->gcol = xcalloc(ngpus * res->ncols + 1, sizeof(*res->gcol));
+    res->gpu = xcalloc(ngpus + 1, sizeof(*res->gpu));
+    for (size_t g = 0; g < ngpus; g++)
+        if (check_gpu(&gpus[g], g, nkernels, res) != 0)
+            return -1;
+    struct en_opts dflt;
+    en_opts_default(&dflt);
+    if (!opt)
+        opt = &dflt;
+    struct en_events *ev = xcalloc(ngpus + 1, sizeof(*ev));
+    for (size_t g = 0; g < ngpus; g++) {
+        en_events_build(&ev[g], gpus[g].act, gpus[g].nact, nkernels);
+        en_attribute(&gpus[g], &ev[g], res, &res->gcol[g * res->ncols], &res->gpu[g]);
+        for (uint32_t c = 0; c < res->ncols; c++)
+            pool_col(&res->col[c], &res->gcol[g * res->ncols + c]);
+        pool_whole(&res->all, &res->gpu[g], g == 0);
+    }
+    en_fit_run(gpus, ev, ngpus, opt, res);
+    for (size_t g = 0; g < ngpus; g++)
+        en_events_free(&ev[g]);
+    free(ev);
+    return 0;
+}
+
+void en_release(struct en_result *res)
+{
+    for (uint32_t i = 0; i < res->fit.ngroups; i++)
+        free(res->fit.group[i].cols);
+    free(res->fit.group);
+    free(res->fit.why_not);
+    for (size_t i = 0; i < res->nwarn; i++)
+        free(res->warn[i]);
+    free(res->warn);
+    free(res->col);
+    free(res->gcol);
+    free(res->gpu);
+    memset(res, 0, sizeof(*res));
+}

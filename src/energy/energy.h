@@ -1,0 +1,225 @@
+/* energy.h - energy per kernel from a power run (issue 19): what each kernel,
+ * copy and idle stretch of a GPU cost in joules, from the telemetry and the
+ * kernel trace that share CLOCK_BOOTTIME.
+ *
+ * Pure computation: plain arrays in, results out; no file I/O (the power run
+ * is read into these arrays by src/read/prun.h). Two methods, both always run
+ * and each result says which one it comes from:
+ *
+ * 1. Attribution. The sensor gives a series of segments, each with a known
+ *    energy: between two readings of an energy counter (amdgpu
+ *    energy_accumulator, NVML total energy: energy_J of the telemetry), else
+ *    between two power samples (power × time, a sample being the mean power
+ *    since the previous one). Each segment's energy is split over what ran in
+ *    it by overlap time: a stretch where n activities run gives each 1/n of
+ *    its energy, a stretch where nothing runs is idle. Exact when the
+ *    sensor's segments are shorter than the activities; when they are longer
+ *    the split follows time, not power (a kernel's resolved share says how
+ *    much of its time fell in segments it had to itself).
+ * 2. Fit. Each sensor window j (counter interval, driver power sample,
+ *    power refresh) gives a mean power y_j; the model is
+ *        y_j = P_idle f_idle,j + Σ_c P_c f_c,j
+ *    with f_c,j the fraction of the window during which activity class c
+ *    (a kernel name, a copy class) ran (concurrent launches add) and f_idle,j
+ *    the fraction with nothing running: weighted least squares (weights =
+ *    window length) gives each class's mean power while it runs and its
+ *    standard error from the residual variance and (XᵀWX)⁻¹, inflated for
+ *    lag-1 autocorrelation of the residuals. Classes with too little time
+ *    share one "other kernels" column; columns whose variance inflation
+ *    factor exceeds EN_VIF_MAX (collinear: the data cannot tell them apart)
+ *    are merged with their most collinear partner and reported as a group,
+ *    never as separate numbers. The sensor's delay (lag) is estimated by
+ *    the least residual over a grid unless given.
+ *
+ * Units: ns, W, J, MHz. NaN = not available.
+ */
+#ifndef BR_ENERGY_ENERGY_H
+#define BR_ENERGY_ENERGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Activity kinds and copy classes (the classes of rocprofv3's
+ * memory_copy_trace.csv Direction, plus memory sets). */
+enum en_kind { EN_KERNEL = 0, EN_COPY = 1 };
+enum en_copy { EN_COPY_H2D, EN_COPY_D2H, EN_COPY_D2D, EN_COPY_H2H, EN_COPY_SET, EN_NCOPY };
+
+/* "H2D", "D2H", "D2D", "H2H", "set". */
+const char *en_copy_label(enum en_copy c);
+
+/* One kernel launch or copy on one GPU, [start, end). id: kernel id (0 ..
+ * nkernels-1) or enum en_copy. */
+struct en_act {
+    int64_t start_ns, end_ns;
+    uint32_t id;
+    uint8_t kind;                   /* enum en_kind */
+};
+
+/* A series of n values at ascending times. */
+struct en_series {
+    size_t n;
+    const int64_t *t_ns;
+    const double *v;
+};
+
+/* Sensor windows for the fit: [a, b) with mean power p (W), in time order,
+ * not overlapping. */
+struct en_windows {
+    size_t n;
+    const int64_t *a_ns, *b_ns;
+    const double *p_W;
+};
+
+enum en_src {
+    EN_SRC_NONE = 0,
+    EN_SRC_COUNTER,                 /* energy counter readings */
+    EN_SRC_POWER,                   /* sampled power × time */
+    EN_SRC_DRIVER,                  /* the driver's buffered power samples (NVML) */
+};
+/* "energy counter", "power x time", "driver power samples", "none". */
+const char *en_src_name(enum en_src s);
+
+/* One GPU's inputs. Activities sorted by start. */
+struct en_gpu {
+    const char *name;               /* e.g. the telemetry file name (messages) */
+    int64_t win0_ns, win1_ns;       /* accounting window (the node's kernel window) */
+    struct en_series energy;        /* cumulative J at reading times; n < 2: no counter */
+    struct en_series power;         /* W; value i = mean over [t(i-1), t(i)) */
+    struct en_series clock;         /* MHz; value i holds over [t(i-1), t(i)) */
+    struct en_windows fit;          /* windows for the fit (n = 0: not fitted) */
+    enum en_src fit_src;
+    const struct en_act *act;
+    size_t nact;
+};
+
+#define EN_VIF_MAX 100.0            /* SE inflated 10x over an orthogonal design */
+
+struct en_opts {
+    uint32_t fit_max_cols;          /* classes fitted on their own (default 24) */
+    double fit_min_share_pct;       /* ... each with at least this share of the
+                                       activity time (default 0.5) */
+    double lag_ms;                  /* sensor delay; NaN: estimated */
+};
+void en_opts_default(struct en_opts *o);
+
+enum en_fit_status {
+    EN_FIT_NONE = 0,                /* not fitted (no fit, or no time in the windows) */
+    EN_FIT_OK,                      /* own column */
+    EN_FIT_GROUPED,                 /* not identifiable alone: a group's power */
+    EN_FIT_OTHER,                   /* in the pooled "other kernels" column */
+};
+/* "ok", "grouped", "other", "none". */
+const char *en_fit_status_name(enum en_fit_status s);
+
+/* Results of one activity class (column c: kernel id c, or nkernels + copy). */
+struct en_col {
+    double time_ns;                 /* running time in the window (concurrent launches each) */
+    double covered_ns;              /* of it, inside a sensor segment */
+    double split_ns;                /* covered time with concurrent stretches divided */
+    double energy_J;                /* attributed */
+    double resolved_ns;             /* time in sensor segments it had to itself, whole */
+    double clock_int;               /* ∫ clock dt while running (MHz ns) */
+    double clock_ns;                /* time with a clock value */
+    uint64_t launches;              /* launches starting in the window */
+    double fit_W, fit_se_W;         /* fit (NaN: none): the group's / other's when so */
+    enum en_fit_status fit_status;
+    int fit_group;                  /* GROUPED: index into en_fit.group */
+};
+
+/* Whole-GPU (or pooled) figures. */
+struct en_whole {
+    enum en_src src;                /* attribution source (pooled: NONE when mixed) */
+    bool mixed;                     /* pooled over GPUs of different sources */
+    double kernels_J, copies_J, idle_J, total_J;
+    double window_ns;               /* Σ window lengths */
+    double covered_ns;              /* of it, inside a sensor segment */
+    double busy_ns;                 /* union of the activity */
+    double idle_ns;                 /* covered time with nothing running */
+    double mean_W;                  /* total / covered (pooled: Σ over GPUs) */
+    double peak_W;                  /* largest power sample in the window (pooled: max) */
+    double counter_J, power_J;      /* counter difference and power × time over the
+                                       span both cover (cross-check; NaN: one is missing) */
+    size_t segments;
+    double segment_ms;              /* median segment length */
+};
+
+struct en_group {
+    uint32_t n;
+    uint32_t *cols;                 /* member columns */
+    double W, se_W;
+};
+
+struct en_fit {
+    bool done;
+    char *why_not;                  /* when !done */
+    enum en_src src;                /* of the windows (pooled: the first GPU's) */
+    size_t nwin;                    /* windows used */
+    double win_ms;                  /* median window length */
+    double lag_ms;
+    bool lag_estimated;
+    uint32_t ncols;                 /* fitted columns incl. idle, other, groups */
+    double idle_W, idle_se_W;       /* NaN when never idle in the windows */
+    bool have_other;
+    double other_W, other_se_W;
+    uint32_t nother;                /* classes pooled in "other" */
+    double rms_W, r2, rho1;         /* residual RMS (weighted), R², lag-1 autocorrelation */
+    double se_inflation;            /* sqrt((1+rho)/(1-rho)) applied to the SEs (>= 1) */
+    double total_J;                 /* Σ fit_W × time + idle_W × idle time (cross-check) */
+    uint32_t ngroups;
+    struct en_group *group;
+};
+
+struct en_result {
+    uint32_t nkernels, ncols;       /* ncols = nkernels + EN_NCOPY */
+    size_t ngpus;
+    struct en_col *col;             /* [ncols] pooled over the GPUs */
+    struct en_col *gcol;            /* [ngpus * ncols] per GPU */
+    struct en_whole *gpu;           /* [ngpus] */
+    struct en_whole all;            /* pooled */
+    struct en_fit fit;              /* pooled over the GPUs' windows */
+    size_t nwarn;
+    char **warn;
+};
+
+/* Computes both methods for ngpus GPUs and nkernels kernel ids. 0, or -1 on
+ * invalid input (message in res->warn[0]); res is always releasable. */
+int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
+               const struct en_opts *opt, struct en_result *res);
+void en_release(struct en_result *res);
+
+/* Column index of a kernel or a copy class. */
+static inline uint32_t en_col_of(const struct en_result *r, uint8_t kind, uint32_t id)
+{
+    return kind == EN_KERNEL ? id : r->nkernels + id;
+}
+
+/* ---- building the inputs (en_windows.c) ---- */
+
+/* Owned arrays behind a struct en_windows / en_series. */
+struct en_wbuf {
+    size_t n, cap;
+    int64_t *a, *b;
+    double *p;
+};
+void en_wbuf_free(struct en_wbuf *w);
+static inline struct en_windows en_wbuf_view(const struct en_wbuf *w)
+{
+    return (struct en_windows){ w->n, w->a, w->b, w->p };
+}
+
+/* Counter windows: [t(i-1), t(i)) with ΔE/Δt; a negative step (reset) or a
+ * window longer than gap_factor × the median is left out. */
+void en_windows_from_counter(const struct en_series *e, double gap_factor, struct en_wbuf *out);
+/* Power windows: value i is the mean over [t(i-1), t(i)); with refresh_only,
+ * only samples whose value differs from the previous one end a window (a
+ * sensor slower than the sampler: held values are not new readings), the
+ * window reaching back to the previous change. NaN values and windows longer
+ * than gap_factor × the median are left out. */
+void en_windows_from_power(const struct en_series *p, bool refresh_only, double gap_factor,
+                           struct en_wbuf *out);
+
+/* Median of the window lengths, ms (NaN when none). */
+double en_windows_median_ms(const struct en_windows *w);
+
+#endif
