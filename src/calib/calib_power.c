@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "read/csv.h"
+#include "read/drvpower.h"
 #include "read/rocpd.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
@@ -306,38 +307,19 @@ static int read_telemetry(const char *path, struct series *s)
     return rc < 0 ? -1 : 0;
 }
 
-/* NVML driver samples: timestamp_ns,power_W after a metadata line (src
- * closed here). */
-static int read_driver(struct csv_src *src, struct series *s)
+/* NVML driver samples (read/drvpower.h) as a series. */
+static int read_driver(const struct br_drvpower *d, int rc, struct series *s)
 {
-    if (!src)
-        return -1;
-    const char *path = csv_name(src);
-    const char *line;
-    size_t len;
-    int ct = -1, cw = -1, got, rc = 0;
-    struct csv_span f[16];
-    while (rc == 0 && (got = csv_next_line(src, &line, &len)) > 0) {
-        int nf = csv_split(line, len, f, 16);
-        if (ct < 0 || cw < 0) {     /* the metadata line, then the header */
-            for (int i = 0; i < nf && i < 16; i++) {
-                if (csv_eq(&f[i], "timestamp_ns")) ct = i;
-                if (csv_eq(&f[i], "power_W")) cw = i;
-            }
-            if ((ct >= 0) != (cw >= 0))
-                rc = br_error_at(path, csv_line_no(src), 0, "expected a header with timestamp_ns and power_W");
-            continue;
-        }
-        uint64_t t;
-        double w;
-        if (nf <= ct || nf <= cw || csv_u64(&f[ct], &t) != 0 || csv_double(&f[cw], &w) != 0)
-            rc = br_error_at(path, csv_line_no(src), 0, "expected timestamp_ns and power_W numbers");
-        else
-            series_add(s, (int64_t)t, w);
-    }
-    if (rc == 0 && (ct < 0 || cw < 0))
-        rc = br_error("%s: no timestamp_ns,power_W header", path);
-    csv_close(src);
+    for (size_t i = 0; rc == 0 && i < d->n; i++)
+        series_add(s, d->t_ns[i], d->power_W[i]);
+    return rc;
+}
+
+static int read_driver_file(const char *path, struct series *s)
+{
+    struct br_drvpower d;
+    int rc = read_driver(&d, br_drvpower_read(path, &d), s);
+    br_drvpower_free(&d);
     return rc;
 }
 
@@ -353,7 +335,9 @@ long br_calib_driver_power_mem(const char *name, const void *data, size_t len, i
                                double **w)
 {
     struct series s = { 0 };
-    int rc = read_driver(csv_open_mem(name, data, len), &s);
+    struct br_drvpower d;
+    int rc = read_driver(&d, br_drvpower_read_mem(name, data, len, &d), &s);
+    br_drvpower_free(&d);
     *t = s.t;
     *w = s.w;
     return rc == 0 ? (long)s.n : -1;
@@ -407,11 +391,6 @@ static void duration_result(struct br_calib_results *res, int64_t ks, int64_t ke
     free(meas);
 }
 
-static bool is_driver_file(const char *p)
-{
-    size_t n = strlen(p), k = strlen("_driver_power.csv");
-    return n > k && strcmp(p + n - k, "_driver_power.csv") == 0;
-}
 
 static int telemetry_results(const char *prof_dir, int64_t ks, int64_t ke,
                              struct br_calib_results *res)
@@ -423,8 +402,8 @@ static int telemetry_results(const char *prof_dir, int64_t ks, int64_t ke,
         if (strncmp(base, "profiling_result_", 17) != 0)
             continue;
         struct series s = { 0 };
-        bool drv = is_driver_file(files[i]);
-        rc = drv ? read_driver(csv_open(files[i]), &s) : read_telemetry(files[i], &s);
+        bool drv = br_drvpower_is_file(files[i]);
+        rc = drv ? read_driver_file(files[i], &s) : read_telemetry(files[i], &s);
         if (rc == 0)
             rise_result(res, drv ? "NVML driver samples" : "sampler telemetry", base, &s, ks, ke, drv);
         seen++;

@@ -33,6 +33,7 @@ int cmd_pmc(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_vectors(int argc, char **argv);
+int cmd_energy(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_runbook(int argc, char **argv);

@@ -16,6 +16,7 @@ const struct br_cmd br_commands[] = {
     { "power",     cmd_power,     "telemetry sampling + kernel trace of one run" },
     { "analyze",   cmd_analyze,   "metrics, top kernels and report from a pmc run" },
     { "vectors",   cmd_vectors,   "binned telemetry vectors from a power run" },
+    { "energy",    cmd_energy,    "energy per kernel from a power run" },
     { "compare",   cmd_compare,   "cluster workloads by their vectors; compare two analyses" },
     { "counters",  cmd_counters,  "list what this GPU exposes; check a counter set" },
     { "runbook",   cmd_runbook,   "write RUNBOOK_<tag>.md with every command filled in" },

@@ -80,20 +80,58 @@ void en_windows_from_counter(const struct en_series *e, double gap_factor, struc
     keep_short(&tmp, gap_factor, out);
 }
 
-void en_windows_from_power(const struct en_series *p, bool refresh_only, double gap_factor,
+void en_windows_from_power(const struct en_series *p, int64_t refresh_ns, double gap_factor,
                            struct en_wbuf *out)
 {
     struct en_wbuf tmp = { 0 };
-    size_t last = SIZE_MAX;             /* the previous reading that ends a window */
+    size_t last = SIZE_MAX;             /* the previous finite sample / reading */
     for (size_t i = 0; i < p->n; i++) {
         if (!isfinite(p->v[i]))
             continue;
-        bool fresh = last == SIZE_MAX || !refresh_only || p->v[i] != p->v[last];
-        if (!fresh)
+        if (refresh_ns > 0) {
+            if (last != SIZE_MAX && p->v[i] != p->v[last]) {
+                int64_t a = p->t_ns[i] - refresh_ns;
+                if (tmp.n && a < tmp.b[tmp.n - 1])
+                    a = tmp.b[tmp.n - 1];     /* jitter: never overlap the previous */
+                if (p->t_ns[i] > a)
+                    wpush(&tmp, a, p->t_ns[i], p->v[i]);
+            }
+            if (last == SIZE_MAX || p->v[i] != p->v[last])
+                last = i;
             continue;
+        }
         if (last != SIZE_MAX && p->t_ns[i] > p->t_ns[last])
             wpush(&tmp, p->t_ns[last], p->t_ns[i], p->v[i]);
         last = i;
     }
     keep_short(&tmp, gap_factor, out);
+}
+
+static int64_t median_gap(const struct en_series *p, bool changes)
+{
+    double *g = xmalloc((p->n + 1) * sizeof(*g));
+    size_t n = 0, last = SIZE_MAX;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!isfinite(p->v[i]))
+            continue;
+        bool take = last == SIZE_MAX || !changes || p->v[i] != p->v[last];
+        if (!take)
+            continue;
+        if (last != SIZE_MAX)
+            g[n++] = (double)(p->t_ns[i] - p->t_ns[last]);
+        last = i;
+    }
+    double m = n >= (changes ? 2 : 1) ? en_median(g, n) : 0;
+    free(g);
+    return (int64_t)m;
+}
+
+int64_t en_refresh_ns(const struct en_series *p)
+{
+    return median_gap(p, true);
+}
+
+int64_t en_sample_ns(const struct en_series *p)
+{
+    return median_gap(p, false);
 }

@@ -194,6 +194,35 @@ static inline uint32_t en_col_of(const struct en_result *r, uint8_t kind, uint32
     return kind == EN_KERNEL ? id : r->nkernels + id;
 }
 
+/* ---- which telemetry file a trace GPU's activity belongs to (en_match.c) ---- */
+
+/* One GPU as the trace names it (a trace file and Agent_Id) and its
+ * activity, sorted by start. */
+struct en_trace_gpu {
+    uint64_t agent;
+    const struct en_act *act;
+    size_t nact;
+};
+
+enum en_match_how {
+    EN_MATCH_NONE = 0,              /* no telemetry file on the node */
+    EN_MATCH_ONLY,                  /* the node's only telemetry file */
+    EN_MATCH_AGENT_ORDER,           /* as many Agent_Ids as files: i-th agent, i-th file */
+    EN_MATCH_CORRELATION,           /* by the correlation of busy time and power */
+};
+/* "none", "only telemetry file of the node", "agent order", "busy/power correlation". */
+const char *en_match_name(enum en_match_how h);
+
+/* Matches the trace GPUs of one node to its telemetry files (power series,
+ * in GPU index order): tel[i] = the file of trace GPU i (-1 none), r[i] =
+ * the correlation over the file's samples between the GPU's busy fraction
+ * and the power (NaN unless EN_MATCH_CORRELATION). Files outnumbering
+ * Agent_Ids happen when every process sees its one GPU as the same ordinal
+ * (per-task binding): then each GPU goes to the file its activity explains
+ * best, one file per GPU while files remain. */
+enum en_match_how en_match(const struct en_trace_gpu *k, size_t nk, const struct en_series *power,
+                           size_t nt, int *tel, double *r);
+
 /* ---- building the inputs (en_windows.c) ---- */
 
 /* Owned arrays behind a struct en_windows / en_series. */
@@ -211,13 +240,18 @@ static inline struct en_windows en_wbuf_view(const struct en_wbuf *w)
 /* Counter windows: [t(i-1), t(i)) with ΔE/Δt; a negative step (reset) or a
  * window longer than gap_factor × the median is left out. */
 void en_windows_from_counter(const struct en_series *e, double gap_factor, struct en_wbuf *out);
-/* Power windows: value i is the mean over [t(i-1), t(i)); with refresh_only,
- * only samples whose value differs from the previous one end a window (a
- * sensor slower than the sampler: held values are not new readings), the
- * window reaching back to the previous change. NaN values and windows longer
- * than gap_factor × the median are left out. */
-void en_windows_from_power(const struct en_series *p, bool refresh_only, double gap_factor,
+/* Power windows. refresh_ns 0: value i is the mean over [t(i-1), t(i)).
+ * refresh_ns > 0 (a sensor slower than its sampler, values held between its
+ * readings): each change of value is a new reading, the mean over the
+ * refresh period before it, [t - refresh_ns, t); an unchanged reading is
+ * invisible and simply gives no window. NaN values and windows longer than
+ * gap_factor × the median are left out. */
+void en_windows_from_power(const struct en_series *p, int64_t refresh_ns, double gap_factor,
                            struct en_wbuf *out);
+/* Median interval between changes of value (ns; 0 with fewer than 3). */
+int64_t en_refresh_ns(const struct en_series *p);
+/* Median interval between samples (ns; 0 with fewer than 2). */
+int64_t en_sample_ns(const struct en_series *p);
 
 /* Median of the window lengths, ms (NaN when none). */
 double en_windows_median_ms(const struct en_windows *w);

@@ -183,6 +183,13 @@ struct rp_gpu_busy {
     size_t cv_first, cv_n;      /* its merged copy intervals: rp_power.copy_iv pairs */
 };
 
+/* One launch of the power run (rp_power_load_launches only). */
+struct rp_launch {
+    int64_t start_ns, end_ns;
+    uint32_t kernel;                 /* names id */
+    uint32_t gpu;                    /* index into rp_power.gpu: its (file, agent) */
+};
+
 struct rp_power {
     uint32_t nfiles; char **files;   /* kernel_trace files read */
     uint64_t dispatches;
@@ -208,6 +215,9 @@ struct rp_power {
     struct rp_copies copies;
     int64_t *copy_iv;
     size_t ncopy_iv, copy_cap;
+    /* Every launch, in file order (rp_power_load_launches; else NULL). */
+    struct rp_launch *launch;
+    size_t nlaunch, launch_cap;
 };
 
 /* Reads the power run's kernel trace(s): path is one CSV, or a folder searched
@@ -216,6 +226,9 @@ struct rp_power {
  * table, so ids match). A run with copies and no kernel is read. 0, or -1
  * after printing the error. */
 int rp_power_load(struct rp_power *pw, struct intern *names, const char *path);
+/* The same, also keeping every launch in pw->launch (24 bytes each): what the
+ * energy analysis and the power timeline need. */
+int rp_power_load_launches(struct rp_power *pw, struct intern *names, const char *path);
 void rp_power_release(struct rp_power *pw);
 /* GPU busy % = 100 × busy / (last end − first start), per GPU, averaged
  * (METRICS.md §3): a kernel or a copy running; the span from its first to

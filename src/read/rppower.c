@@ -155,7 +155,23 @@ struct pacc {
     struct ivals *iv;
     size_t niv;
     uint32_t prev_k;
+    bool keep;                  /* keep every launch (rp_power_load_launches) */
+    size_t first_launch;        /* the file's first kept launch */
+    uint32_t first_gpu;         /* pw->ngpus when the file started */
 };
+
+/* Keeps one launch; gpu holds the agent's slot in the file until finish_file. */
+static void keep_launch(struct rp_power *pw, const struct prow *r, uint32_t k, size_t slot)
+{
+    xgrow((void **)&pw->launch, &pw->launch_cap, pw->nlaunch + 1, sizeof(*pw->launch));
+    pw->launch[pw->nlaunch++] = (struct rp_launch){ (int64_t)r->s, (int64_t)r->e, k, (uint32_t)slot };
+}
+
+static struct pacc pacc_start(struct rp_power *pw, struct intern *names, bool keep)
+{
+    return (struct pacc){ .pw = pw, .names = names, .prev_k = UINT32_MAX, .keep = keep,
+                          .first_launch = pw->nlaunch, .first_gpu = pw->ngpus };
+}
 
 static void add_dispatch(struct pacc *c, const char *name, size_t len, const struct prow *r)
 {
@@ -174,6 +190,8 @@ static void add_dispatch(struct pacc *c, const char *name, size_t len, const str
         pw->lds[k] = r->lds;
     pw->dur_ns_total += (double)(r->e - r->s);
     struct ivals *a = agent_iv(&c->iv, &c->niv, r->agent);
+    if (c->keep)
+        keep_launch(pw, r, k, (size_t)(a - c->iv));
     xgrow((void **)&a->se, &a->cap, 2 * a->n + 2, sizeof(int64_t));
     a->se[2 * a->n] = (int64_t)r->s;
     a->se[2 * a->n + 1] = (int64_t)r->e;
@@ -198,14 +216,18 @@ static void finish_file(struct pacc *c, uint32_t fi, int rc)
         }
         free(c->iv[i].se);
     }
+    /* Every agent slot had a row, so slot i became GPU first_gpu + i. */
+    for (size_t i = c->first_launch; i < pw->nlaunch; i++)
+        pw->launch[i].gpu += c->first_gpu;
     free(c->iv);
 }
 
-static int power_file(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi)
+static int power_file(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi,
+                      bool keep)
 {
     struct pfile pf;
     int rc = open_trace(&pf, path);
-    struct pacc c = { .pw = pw, .names = names, .prev_k = UINT32_MAX };
+    struct pacc c = pacc_start(pw, names, keep);
     const char *line;
     size_t len;
     while (rc == 0 && (rc = csv_next_line(pf.src, &line, &len)) > 0) {
@@ -242,11 +264,12 @@ static int db_dispatch(void *ctx, const struct rocpd_dispatch *d)
     return 0;
 }
 
-static int power_db(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi)
+static int power_db(struct rp_power *pw, struct intern *names, const char *path, uint32_t fi,
+                    bool keep)
 {
     struct rocpd_db *db;
     char *err = NULL;
-    struct pacc c = { .pw = pw, .names = names, .prev_k = UINT32_MAX };
+    struct pacc c = pacc_start(pw, names, keep);
     int rc = rocpd_open(&db, path, &err);
     if (rc == 0) {
         rc = rocpd_each_dispatch(db, db_dispatch, &c, &err);
@@ -274,7 +297,7 @@ bool rp_is_rocpd_path(const char *path)
     return rocpd_is_sqlite(head, got);
 }
 
-int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
+static int power_load(struct rp_power *pw, struct intern *names, const char *path, bool keep)
 {
     memset(pw, 0, sizeof(*pw));
     char **files = rp_find_traces(path), **copies = rp_find_copies(path);
@@ -290,7 +313,8 @@ int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
         pw->files = xrealloc(pw->files, (pw->nfiles + 2) * sizeof(*pw->files));
         pw->files[pw->nfiles] = xstrdup(*f);
         pw->files[pw->nfiles + 1] = NULL;
-        rc = rp_is_rocpd_path(*f) ? power_db(pw, names, *f, pw->nfiles++) : power_file(pw, names, *f, pw->nfiles++);
+        rc = rp_is_rocpd_path(*f) ? power_db(pw, names, *f, pw->nfiles++, keep)
+                                  : power_file(pw, names, *f, pw->nfiles++, keep);
     }
     /* A header-only trace is a process without kernels (torchrun's parent);
      * only a run where no file has a row is an error. */
@@ -306,8 +330,19 @@ int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
     return rc;
 }
 
+int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
+{
+    return power_load(pw, names, path, false);
+}
+
+int rp_power_load_launches(struct rp_power *pw, struct intern *names, const char *path)
+{
+    return power_load(pw, names, path, true);
+}
+
 void rp_power_release(struct rp_power *pw)
 {
+    free(pw->launch);
     rp_strv_free(pw->files);
     free(pw->launches);
     free(pw->dur_ns);

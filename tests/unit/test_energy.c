@@ -347,13 +347,23 @@ static void test_windows(void **st)
     assert_int_equal(w.n, 3);                /* [0,10) [10,20) [30,40) */
     near(w.p[0], 1e8, 1e-3), near(w.p[1], 2e8, 1e-3), near(w.p[2], 2e8, 1e-3);
     en_wbuf_free(&w);
-    double p[] = { 5, 5, 7, 7, 7, 9 };
-    int64_t tp[] = { 0, 1, 2, 3, 4, 5 };
-    struct en_series ps = { 6, tp, p };
-    en_windows_from_power(&ps, true, 0, &w);
-    assert_int_equal(w.n, 2);                /* [0,2) 7, [2,5) 9 */
-    assert_int_equal(w.a[1], 2), assert_int_equal(w.b[1], 5);
-    near(w.p[1], 9, 0);
+    /* A sensor refreshing every 3 samples, held: changes at 3, 6, 12 (the
+     * reading at 9 repeated the value: no window). */
+    double p[] = { 5, 5, 5, 7, 7, 7, 9, 9, 9, 9, 9, 9, 4, 4 };
+    int64_t tp[14];
+    for (int i = 0; i < 14; i++)
+        tp[i] = 10 * i;
+    struct en_series ps = { 14, tp, p };
+    assert_int_equal(en_refresh_ns(&ps), 30);
+    assert_int_equal(en_sample_ns(&ps), 10);
+    en_windows_from_power(&ps, 30, 0, &w);
+    assert_int_equal(w.n, 3);                /* [0,30) 7, [30,60) 9, [90,120) 4 */
+    assert_int_equal(w.a[0], 0), assert_int_equal(w.b[0], 30), near(w.p[0], 7, 0);
+    assert_int_equal(w.a[2], 90), assert_int_equal(w.b[2], 120), near(w.p[2], 4, 0);
+    en_wbuf_free(&w);
+    en_windows_from_power(&ps, 0, 0, &w);    /* every sample its own window */
+    assert_int_equal(w.n, 13);
+    assert_int_equal(w.a[5], 50), assert_int_equal(w.b[5], 60), near(w.p[5], 9, 0);
     en_wbuf_free(&w);
 }
 

@@ -1,0 +1,193 @@
+/* cmd_energy.c - 'benchrun energy PROF_DIR': energy per kernel from a power
+ * run alone (issue 19): the telemetry and the kernel trace read with
+ * src/read/prun.h, the two methods of src/energy/energy.h, the outputs of
+ * src/write/wr_energy.h in PROF_DIR/energy/ (or --out-dir). */
+#include "cli/cli.h"
+
+#include "energy/energy.h"
+#include "read/prun.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+#include "write/wr_energy.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: benchrun energy PROF_DIR [--out-dir DIR] [--ktrace DIR|CSV] [--telemetry CSV]...\n"
+    "                       [--energy-from auto|counter|power]\n"
+    "                       [--fit-from auto|counter|driver|power|none] [--lag-ms auto|MS]\n"
+    "                       [--top N] [--progress]\n"
+    "\n"
+    "Energy per kernel of a power run (benchrun power): each sensor segment's\n"
+    "energy (energy counter, else power x time) split over the kernels, copies\n"
+    "and idle time that ran in it by overlap time, per GPU, pooled over GPUs;\n"
+    "and each kernel's mean power while running from a least-squares fit over\n"
+    "the sensor's windows, with its standard error. Writes energy_per_kernel.csv,\n"
+    "energy_summary.json, energy.md and power_trace.json (open it in\n"
+    "ui.perfetto.dev or chrome://tracing) to PROF_DIR/energy/.\n"
+    "\n"
+    "  -o, --out-dir DIR        output folder (default PROF_DIR/energy)\n"
+    "  -k, --ktrace P           kernel trace: a *kernel_trace.csv or a folder\n"
+    "                           (default: PROF_DIR)\n"
+    "  -T, --telemetry CSV      telemetry file (repeatable; default: PROF_DIR's\n"
+    "                           profiling_result_*.csv)\n"
+    "  -e, --energy-from S      attribution source: counter (energy_J), power\n"
+    "                           (power x time) or auto: the counter when present\n"
+    "  -f, --fit-from S         fit windows: counter, driver (NVML driver power\n"
+    "                           samples), power (sampled power refreshes), none,\n"
+    "                           or auto: the source with the most windows\n"
+    "  -l, --lag-ms L           sensor delay for the fit (default auto: estimated)\n"
+    "  -n, --top N              kernel rows in energy.md (default 20)\n"
+    "  -P, --progress           progress on stderr\n"
+    "  -h, --help               this help\n"
+    "\n"
+    "Exit status: 0 written, 1 the run cannot be read (the error names file and\n"
+    "line), 2 usage error.\n";
+
+struct en_cli {
+    const char *prof, *out, *ktrace;
+    char **tel;
+    size_t ntel;
+    struct prun_opts po;
+    struct en_opts eo;
+    long top;
+    bool progress;
+};
+
+static int opt_value(struct en_cli *o, int c, const char *a)
+{
+    switch (c) {
+    case 'o': o->out = a; return 0;
+    case 'k': o->ktrace = a; return 0;
+    case 'T':
+        o->tel = xrealloc(o->tel, (o->ntel + 2) * sizeof(*o->tel));
+        o->tel[o->ntel++] = (char *)a;
+        o->tel[o->ntel] = NULL;
+        return 0;
+    case 'e':
+        return prun_parse_energy_from(a, &o->po) == 0 ? 0
+             : cli_usage_error("energy", "--energy-from: auto, counter or power, not '%s'", a);
+    case 'f':
+        return prun_parse_fit_from(a, &o->po) == 0 ? 0
+             : cli_usage_error("energy", "--fit-from: auto, counter, driver, power or none, not '%s'", a);
+    case 'l':
+        if (!strcmp(a, "auto")) {
+            o->eo.lag_ms = NAN;
+            return 0;
+        }
+        return cli_parse_double("energy", "--lag-ms", a, -10000, 10000, &o->eo.lag_ms);
+    case 'n': return cli_parse_long("energy", "--top", a, 1, 1000000, &o->top);
+    default: return -1;
+    }
+}
+
+static int parse_args(int argc, char **argv, struct en_cli *o)
+{
+    static const struct option lo[] = {
+        { "out-dir", required_argument, NULL, 'o' }, { "ktrace", required_argument, NULL, 'k' },
+        { "telemetry", required_argument, NULL, 'T' }, { "energy-from", required_argument, NULL, 'e' },
+        { "fit-from", required_argument, NULL, 'f' }, { "lag-ms", required_argument, NULL, 'l' },
+        { "top", required_argument, NULL, 'n' }, { "progress", no_argument, NULL, 'P' },
+        { "help", no_argument, NULL, 'h' }, { 0 },
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:k:T:e:f:l:n:Ph", lo, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return 1;
+        }
+        if (c == 'P')
+            o->progress = true;
+        else if (c == ':')
+            return cli_usage_error("energy", "option '%s' needs a value", argv[optind - 1]);
+        else if (c == '?')
+            return cli_usage_error("energy", "unknown option '%s'", argv[optind - 1]);
+        else if (opt_value(o, c, optarg) != 0)
+            return BR_EXIT_USAGE;
+    }
+    if (optind == argc)
+        return cli_usage_error("energy", "expected the power run folder PROF_DIR");
+    if (optind != argc - 1)
+        return cli_usage_error("energy", "expected one PROF_DIR, got %d arguments", argc - optind);
+    o->prof = argv[optind];
+    return 0;
+}
+
+static void summary(const struct en_result *en, const char *out)
+{
+    const struct en_whole *a = &en->all;
+    const struct en_fit *f = &en->fit;
+    printf("energy: %zu GPU(s), %.6g J in the kernel window: kernels %.6g J, copies %.6g J, "
+           "idle %.6g J (%s)\n", en->ngpus, a->total_J, a->kernels_J, a->copies_J, a->idle_J,
+           a->mixed ? "mixed sources" : en_src_name(a->src));
+    if (f->done)
+        printf("  fit: %zu %s windows, lag %.3g ms, idle %.4g W, R² %.4f\n", f->nwin,
+               en_src_name(f->src), f->lag_ms, f->idle_W, f->r2);
+    else
+        printf("  fit: not done (%s)\n", f->why_not ? f->why_not : "");
+    printf("report: %s/energy.md\n", out);
+}
+
+static void progress(const struct en_cli *o, const char *what)
+{
+    if (cli_show_progress(o->progress))
+        fprintf(stderr, "energy: %s\n", what);
+}
+
+int cmd_energy(int argc, char **argv)
+{
+    struct en_cli o = { .top = 20 };
+    en_opts_default(&o.eo);
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        free(o.tel);
+        return rc == 1 ? BR_EXIT_OK : rc;
+    }
+    if (!fs_is_dir(o.prof)) {
+        free(o.tel);
+        return br_error("energy: '%s' is not a folder", o.prof), BR_EXIT_FAIL;
+    }
+    char *out = o.out ? xstrdup(o.out) : fs_path_join(o.prof, "energy");
+    char *abs = fs_abspath(o.prof);
+    struct intern names;
+    intern_init(&names);
+    struct prun pr;
+    struct en_result en = { 0 };
+    struct wr_energy w = { 0 };
+    progress(&o, "reading the power run");
+    rc = prun_load(&pr, o.prof, o.ktrace, o.tel, &names, &o.po);
+    if (rc == 0) {
+        progress(&o, "attribution and fit");
+        rc = prun_energy(&pr, &o.po, &o.eo, &en);
+    }
+    if (rc == 0) {
+        progress(&o, "writing");
+        wr_energy_init(&w, &en, &pr, abs, &names, NULL);
+        char *trace = fs_path_join(out, "power_trace.json");
+        rc = wr_energy_files(&w, out, (int)o.top);
+        if (rc == 0)
+            rc = wr_power_trace(&w, trace);
+        free(trace);
+    }
+    if (rc == 0) {
+        for (size_t i = 0; i < pr.nwarn; i++)
+            br_warn("%s", pr.warn[i]);
+        for (size_t i = 0; i < en.nwarn; i++)
+            br_warn("%s", en.warn[i]);
+        summary(&en, out);
+    }
+    if (w.en)
+        wr_energy_release(&w);
+    en_release(&en);
+    prun_release(&pr);
+    intern_release(&names);
+    free(out);
+    free(abs);
+    free(o.tel);
+    return rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
+}

@@ -1,0 +1,558 @@
+/* wr_energy.c - the energy analysis written out (contract in wr_energy.h):
+ * energy_per_kernel.csv, energy_summary.json and energy.md of
+ * `benchrun energy`, and the pieces `analyze --power` adds to its outputs.
+ * Numbers as the other writers print them: wr_num (12 significant digits,
+ * NaN an empty cell / JSON null). */
+#include "write/wr_energy.h"
+
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/xalloc.h"
+#include "write/analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const wr_eff_cols[WR_NEFF] = {
+    "GFLOP_per_J_FP64", "GFLOP_per_J_FP32", "GFLOP_per_J_FP16", "GFLOP_per_J_lowp",
+    "GFLOP_per_J_all", "mem_bytes_per_J",
+};
+/* The counter run's rate behind each (TFLOP/s, TB/s). */
+static const char *const eff_metric[WR_NEFF] = {
+    "TFLOPs_FP64", "TFLOPs_FP32", "TFLOPs_FP16_VALU", "TFLOPs_lowp_MFMA", "TFLOPs_all",
+    "mem_BW_TBps",
+};
+
+const char *const wr_energy_cols[] = {
+    "energy_J", "energy_share_pct", "power_running_W", "clock_running_MHz",
+    "energy_per_launch_J", "energy_resolved_pct", "power_fit_W", "power_fit_se_W",
+    "energy_fit_J", "power_fit", "GFLOP_per_J_FP64", "GFLOP_per_J_FP32", "GFLOP_per_J_FP16",
+    "GFLOP_per_J_lowp", "GFLOP_per_J_all", "mem_bytes_per_J",
+};
+const size_t wr_energy_ncols = sizeof(wr_energy_cols) / sizeof(wr_energy_cols[0]);
+
+/* ---- figures ---- */
+
+static double ratio(double a, double b)
+{
+    return b > 0 && isfinite(a) ? a / b : NAN;
+}
+
+void wr_energy_col(const struct wr_energy *w, uint32_t c, struct wr_ecol *o)
+{
+    const struct en_result *en = w->en;
+    const struct en_col *x = &en->col[c];
+    o->launches = (double)x->launches;
+    o->time_ms = x->time_ns / 1e6;
+    o->energy_J = x->energy_J;
+    o->share_pct = 100 * ratio(x->energy_J, en->all.total_J);
+    o->power_W = ratio(x->energy_J, x->covered_ns * 1e-9);
+    o->clock_MHz = ratio(x->clock_int, x->clock_ns);
+    o->J_per_launch = ratio(x->energy_J, (double)x->launches);
+    o->resolved_pct = 100 * ratio(x->resolved_ns, x->covered_ns);
+    o->fit_W = x->fit_status == EN_FIT_NONE ? NAN : x->fit_W;
+    o->fit_se_W = x->fit_status == EN_FIT_NONE ? NAN : x->fit_se_W;
+    o->fit_J = o->fit_W * x->time_ns * 1e-9;
+    if (x->fit_status == EN_FIT_GROUPED)
+        snprintf(o->fit, sizeof(o->fit), "group %d", x->fit_group + 1);
+    else
+        snprintf(o->fit, sizeof(o->fit), "%s", en_fit_status_name(x->fit_status));
+}
+
+void wr_energy_total(const struct wr_energy *w, struct wr_ecol *o)
+{
+    const struct en_whole *a = &w->en->all;
+    uint64_t launches = 0;
+    for (uint32_t c = 0; c < w->en->ncols; c++)
+        launches += w->en->col[c].launches;
+    memset(o, 0, sizeof(*o));
+    o->launches = (double)launches;
+    o->time_ms = a->window_ns / 1e6;
+    o->energy_J = a->total_J;
+    o->share_pct = a->total_J > 0 ? 100 : NAN;
+    o->power_W = a->mean_W;
+    o->clock_MHz = NAN;
+    o->J_per_launch = ratio(a->total_J, (double)launches);
+    o->resolved_pct = o->fit_se_W = o->fit_W = NAN;
+    o->fit_J = w->en->fit.done ? w->en->fit.total_J : NAN;
+    snprintf(o->fit, sizeof(o->fit), "%s", w->en->fit.done ? "ok" : "none");
+}
+
+/* The idle "class": covered time with nothing running. */
+static void idle_col(const struct wr_energy *w, struct wr_ecol *o)
+{
+    const struct en_whole *a = &w->en->all;
+    const struct en_fit *f = &w->en->fit;
+    memset(o, 0, sizeof(*o));
+    o->launches = o->clock_MHz = o->J_per_launch = o->resolved_pct = NAN;
+    o->time_ms = a->idle_ns / 1e6;
+    o->energy_J = a->idle_J;
+    o->share_pct = 100 * ratio(a->idle_J, a->total_J);
+    o->power_W = ratio(a->idle_J, a->idle_ns * 1e-9);
+    o->fit_W = f->done ? f->idle_W : NAN;
+    o->fit_se_W = f->done ? f->idle_se_W : NAN;
+    o->fit_J = o->fit_W * a->idle_ns * 1e-9;
+    snprintf(o->fit, sizeof(o->fit), "%s", isfinite(o->fit_W) ? "ok" : "none");
+}
+
+void wr_energy_eff(const struct wr_energy *w, uint32_t k, double power_W, double *eff)
+{
+    int32_t r = w->mx && w->mx_row ? w->mx_row[k] : -1;
+    for (int i = 0; i < WR_NEFF; i++) {
+        int m = r >= 0 ? mx_metric_index(w->mx->ap, eff_metric[i]) : -1;
+        double v = m >= 0 ? mx_value(w->mx, (uint32_t)r, m) : NAN;
+        /* TFLOP/s x 1e3 / W = GFLOP/J; TB/s x 1e12 / W = B/J. */
+        eff[i] = ratio(v * (i == WR_NEFF - 1 ? 1e12 : 1e3), power_W);
+    }
+}
+
+/* ---- setup ---- */
+
+static const struct en_result *sort_en;
+static int cmp_energy(const void *a, const void *b)
+{
+    const struct en_col *x = &sort_en->col[*(const uint32_t *)a], *y = &sort_en->col[*(const uint32_t *)b];
+    if (x->energy_J != y->energy_J)
+        return x->energy_J > y->energy_J ? -1 : 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+void wr_energy_init(struct wr_energy *w, const struct en_result *en, const struct prun *pr,
+                    const char *prof_dir, const struct intern *names, const struct mx_result *mx)
+{
+    memset(w, 0, sizeof(*w));
+    w->en = en, w->pr = pr, w->prof_dir = prof_dir, w->mx = mx;
+    uint32_t nk = en->nkernels;
+    w->full = names->str;
+    w->shortname = xcalloc(nk + 1, sizeof(*w->shortname));
+    w->mx_row = xmalloc((nk + 1) * sizeof(*w->mx_row));
+    for (uint32_t k = 0; k < nk; k++)
+        w->mx_row[k] = -1;
+    for (uint32_t r = 0; mx && r < mx->nk; r++)
+        if (mx->kid[r] < nk)
+            w->mx_row[mx->kid[r]] = (int32_t)r;
+    for (uint32_t k = 0; k < nk; k++)
+        w->shortname[k] = w->mx_row[k] >= 0 ? xstrdup(mx->shortname[w->mx_row[k]])
+                                            : mx_display_name(names->str[k]);
+    if (!mx)
+        mx_unique_names(w->shortname, nk);
+    w->order = xmalloc((nk + 1) * sizeof(*w->order));
+    for (uint32_t k = 0; k < nk; k++)
+        if (en->col[k].time_ns > 0)
+            w->order[w->norder++] = k;
+    sort_en = en;
+    qsort(w->order, w->norder, sizeof(*w->order), cmp_energy);
+}
+
+void wr_energy_release(struct wr_energy *w)
+{
+    for (uint32_t k = 0; w->shortname && k < w->en->nkernels; k++)
+        free(w->shortname[k]);
+    free(w->shortname);
+    free(w->order);
+    free(w->mx_row);
+    memset(w, 0, sizeof(*w));
+}
+
+/* ---- CSV ---- */
+
+static void ecol_cells(FILE *fp, const struct wr_ecol *e, const double *eff)
+{
+    char b[32];
+    const double v[] = { e->energy_J, e->share_pct, e->power_W, e->clock_MHz, e->J_per_launch,
+                         e->resolved_pct, e->fit_W, e->fit_se_W, e->fit_J };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        fprintf(fp, ",%s", wr_num(v[i], b));
+    fputc(',', fp);
+    wr_csv_field(fp, e->fit);
+    for (int i = 0; i < WR_NEFF; i++)
+        fprintf(fp, ",%s", wr_num(eff ? eff[i] : NAN, b));
+}
+
+void wr_energy_cells(FILE *fp, const struct wr_energy *w, long k)
+{
+    struct wr_ecol e;
+    double eff[WR_NEFF];
+    if (k >= 0) {
+        wr_energy_col(w, (uint32_t)k, &e);
+        wr_energy_eff(w, (uint32_t)k, e.power_W, eff);
+        ecol_cells(fp, &e, eff);
+        return;
+    }
+    /* TOTAL over the kernels: their energy, time and launches. */
+    const struct en_result *en = w->en;
+    double t = 0, cov = 0, n = 0, ci = 0, cn = 0;
+    for (uint32_t c = 0; c < en->nkernels; c++) {
+        t += en->col[c].time_ns, cov += en->col[c].covered_ns, n += (double)en->col[c].launches;
+        ci += en->col[c].clock_int, cn += en->col[c].clock_ns;
+    }
+    memset(&e, 0, sizeof(e));
+    e.energy_J = en->all.kernels_J;
+    e.share_pct = 100 * ratio(en->all.kernels_J, en->all.total_J);
+    e.power_W = ratio(en->all.kernels_J, cov * 1e-9);
+    e.clock_MHz = ratio(ci, cn);
+    e.J_per_launch = ratio(en->all.kernels_J, n);
+    e.resolved_pct = e.fit_W = e.fit_se_W = e.fit_J = NAN;
+    snprintf(e.fit, sizeof(e.fit), "%s", "");
+    for (int i = 0; i < WR_NEFF; i++)
+        eff[i] = NAN;
+    if (w->mx) {                    /* the TOTAL row's rates over the kernels' power */
+        for (int i = 0; i < WR_NEFF; i++) {
+            int m = mx_metric_index(w->mx->ap, eff_metric[i]);
+            double v = m >= 0 ? mx_value(w->mx, w->mx->nk, m) : NAN;
+            eff[i] = ratio(v * (i == WR_NEFF - 1 ? 1e12 : 1e3), e.power_W);
+        }
+    }
+    ecol_cells(fp, &e, eff);
+}
+
+static void csv_row(FILE *fp, const char *name, const char *full, const struct wr_ecol *e,
+                    const double *eff)
+{
+    char b[32];
+    wr_csv_field(fp, name);
+    fputc(',', fp);
+    wr_csv_field(fp, full);
+    fprintf(fp, ",%s", wr_num(e->launches, b));
+    fprintf(fp, ",%s", wr_num(e->time_ms, b));
+    ecol_cells(fp, e, eff);
+    fputc('\n', fp);
+}
+
+static int write_csv(const struct wr_energy *w, const char *path)
+{
+    struct fs_atomic a;
+    if (fs_atomic_open(&a, path) < 0)
+        return -1;
+    fputs("kernel,kernel_full_name,launches,time_ms", a.fp);
+    for (size_t i = 0; i < wr_energy_ncols; i++)
+        fprintf(a.fp, ",%s", wr_energy_cols[i]);
+    fputc('\n', a.fp);
+    struct wr_ecol e;
+    double eff[WR_NEFF];
+    for (uint32_t i = 0; i < w->norder; i++) {
+        uint32_t k = w->order[i];
+        wr_energy_col(w, k, &e);
+        wr_energy_eff(w, k, e.power_W, eff);
+        csv_row(a.fp, w->shortname[k], w->full[k], &e, eff);
+    }
+    for (uint32_t c = 0; c < EN_NCOPY; c++) {
+        uint32_t col = en_col_of(w->en, EN_COPY, c);
+        if (w->en->col[col].time_ns <= 0)
+            continue;
+        char name[32];
+        snprintf(name, sizeof(name), "copy %s", en_copy_label((enum en_copy)c));
+        wr_energy_col(w, col, &e);
+        csv_row(a.fp, name, name, &e, NULL);
+    }
+    idle_col(w, &e);
+    csv_row(a.fp, "idle", "idle", &e, NULL);
+    wr_energy_total(w, &e);
+    csv_row(a.fp, "TOTAL", "TOTAL", &e, NULL);
+    if (ferror(a.fp)) {
+        fs_atomic_abort(&a);
+        return br_error("cannot write '%s'", path);
+    }
+    return fs_atomic_commit(&a);
+}
+
+/* ---- JSON ---- */
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *ecol_json(const char *name, const char *full, const struct wr_ecol *e,
+                         const double *eff)
+{
+    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+        "kernel", name, "kernel_full_name", full, "launches", jnum(e->launches),
+        "time_ms", jnum(e->time_ms), "energy_J", jnum(e->energy_J),
+        "energy_share_pct", jnum(e->share_pct), "power_running_W", jnum(e->power_W),
+        "clock_running_MHz", jnum(e->clock_MHz), "energy_per_launch_J", jnum(e->J_per_launch),
+        "energy_resolved_pct", jnum(e->resolved_pct), "power_fit_W", jnum(e->fit_W),
+        "power_fit_se_W", jnum(e->fit_se_W), "energy_fit_J", jnum(e->fit_J), "power_fit", e->fit);
+    for (int i = 0; eff && i < WR_NEFF; i++)
+        json_object_set_new(o, wr_eff_cols[i], jnum(eff[i]));
+    return o;
+}
+
+static const char *member_name(const struct wr_energy *w, uint32_t m, char *buf)
+{
+    if (m == UINT32_MAX)
+        return "idle";
+    if (m == UINT32_MAX - 1)
+        return "other kernels";
+    if (m < w->en->nkernels)
+        return w->shortname[m];
+    snprintf(buf, 32, "copy %s", en_copy_label((enum en_copy)(m - w->en->nkernels)));
+    return buf;
+}
+
+static json_t *fit_json(const struct wr_energy *w)
+{
+    const struct en_fit *f = &w->en->fit;
+    json_t *groups = json_array();
+    char b[32];
+    for (uint32_t g = 0; g < f->ngroups; g++) {
+        json_t *m = json_array();
+        for (uint32_t i = 0; i < f->group[g].n; i++)
+            json_array_append_new(m, json_string(member_name(w, f->group[g].cols[i], b)));
+        json_array_append_new(groups, json_pack("{s:i, s:o, s:o, s:o}", "group", (int)g + 1,
+                              "members", m, "power_W", jnum(f->group[g].W),
+                              "power_se_W", jnum(f->group[g].se_W)));
+    }
+    return json_pack("{s:b, s:o, s:s, s:I, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
+                     "s:o, s:o, s:o, s:f, s:I, s:o}",
+        "done", f->done, "why_not", f->done ? json_null() : json_string(f->why_not ? f->why_not : ""),
+        "source", en_src_name(f->src), "windows", (json_int_t)f->nwin, "window_ms", jnum(f->win_ms),
+        "lag_ms", jnum(f->done ? f->lag_ms : NAN), "lag_estimated", f->lag_estimated,
+        "idle_W", jnum(f->idle_W), "idle_se_W", jnum(f->idle_se_W),
+        "other_W", jnum(f->have_other ? f->other_W : NAN),
+        "other_se_W", jnum(f->have_other ? f->other_se_W : NAN),
+        "other_classes", (json_int_t)f->nother, "rms_W", jnum(f->rms_W), "r2", jnum(f->r2),
+        "rho1", jnum(f->rho1), "se_inflation", jnum(f->se_inflation), "total_J", jnum(f->total_J),
+        "vif_max", EN_VIF_MAX, "columns", (json_int_t)f->ncols, "groups", groups);
+}
+
+static json_t *whole_json(const struct en_whole *a)
+{
+    double d = 100 * (a->power_J - a->counter_J) / a->counter_J;
+    return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
+        "energy_source", en_src_name(a->src), "sources_mixed", a->mixed,
+        "energy_J", jnum(a->total_J), "kernels_J", jnum(a->kernels_J), "copies_J", jnum(a->copies_J),
+        "idle_J", jnum(a->idle_J), "window_s", jnum(a->window_ns * 1e-9),
+        "covered_pct", jnum(100 * ratio(a->covered_ns, a->window_ns)),
+        "busy_pct", jnum(100 * ratio(a->busy_ns, a->window_ns)),
+        "mean_power_W", jnum(a->mean_W), "peak_power_W", jnum(a->peak_W),
+        "cross_check", json_pack("{s:o, s:o, s:o}", "counter_J", jnum(a->counter_J),
+                                 "power_x_time_J", jnum(a->power_J),
+                                 "power_vs_counter_pct", jnum(d)),
+        "segment_ms", jnum(a->segment_ms), "segments", (json_int_t)a->segments,
+        "note", json_string("window: the node's kernel window [first start, last end]"));
+}
+
+static json_t *gpus_json(const struct wr_energy *w)
+{
+    json_t *a = json_array();
+    const struct prun *pr = w->pr;
+    for (size_t g = 0; pr && g < pr->ngpus; g++) {
+        const struct prun_gpu *pg = &pr->gpu[g];
+        json_t *keys = json_array();
+        for (size_t k = 0; k < pr->nkeys; k++)
+            if (pr->key[k].tel == (int)g)
+                json_array_append_new(keys, json_pack("{s:s, s:I, s:s, s:o}", "trace_file",
+                    pr->pw.files[pr->key[k].file], "agent", (json_int_t)pr->key[k].agent,
+                    "matched_by", en_match_name(pr->key[k].how), "correlation", jnum(pr->key[k].r)));
+        json_t *o = whole_json(&w->en->gpu[g]);
+        json_object_set_new(o, "file", json_string(pg->name));
+        json_object_set_new(o, "node", pg->node ? json_string(pg->node) : json_null());
+        json_object_set_new(o, "gpu", json_integer(pg->index));
+        json_object_set_new(o, "power_column", json_string(pg->power_col));
+        json_object_set_new(o, "driver_power_file", pg->drv_path ? json_string(pg->drv_path) : json_null());
+        json_object_set_new(o, "window_start_ns", pg->win1 >= pg->win0 ? json_integer(pg->win0) : json_null());
+        json_object_set_new(o, "window_end_ns", pg->win1 >= pg->win0 ? json_integer(pg->win1) : json_null());
+        json_object_set_new(o, "trace_gpus", keys);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *wr_energy_json(const struct wr_energy *w)
+{
+    json_t *k = json_array(), *cp = json_array(), *warn = json_array();
+    struct wr_ecol e;
+    double eff[WR_NEFF];
+    for (uint32_t i = 0; i < w->norder; i++) {
+        uint32_t id = w->order[i];
+        wr_energy_col(w, id, &e);
+        wr_energy_eff(w, id, e.power_W, eff);
+        json_array_append_new(k, ecol_json(w->shortname[id], w->full[id], &e, w->mx ? eff : NULL));
+    }
+    for (uint32_t c = 0; c < EN_NCOPY; c++) {
+        uint32_t col = en_col_of(w->en, EN_COPY, c);
+        if (w->en->col[col].time_ns <= 0)
+            continue;
+        char name[32];
+        snprintf(name, sizeof(name), "copy %s", en_copy_label((enum en_copy)c));
+        wr_energy_col(w, col, &e);
+        json_array_append_new(cp, ecol_json(name, name, &e, NULL));
+    }
+    idle_col(w, &e);
+    for (size_t i = 0; i < w->en->nwarn; i++)
+        json_array_append_new(warn, json_string(w->en->warn[i]));
+    for (size_t i = 0; w->pr && i < w->pr->nwarn; i++)
+        json_array_append_new(warn, json_string(w->pr->warn[i]));
+    char method[512];
+    wr_energy_method(w, method, sizeof(method));
+    return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "prof_dir", w->prof_dir ? json_string(w->prof_dir) : json_null(), "method", method,
+        "whole_run", whole_json(&w->en->all), "gpus", gpus_json(w), "fit", fit_json(w),
+        "kernels", k, "copies", cp, "idle", ecol_json("idle", "idle", &e, NULL), "warnings", warn);
+}
+
+/* ---- Markdown ---- */
+
+static const char *num(double v, char *b)
+{
+    if (!isfinite(v))
+        return strcpy(b, "");
+    snprintf(b, 32, fabs(v) >= 100 || v == floor(v) ? "%.0f" : "%.3g", v);
+    return b;
+}
+
+static void md_text(FILE *fp, const char *s)
+{
+    for (const char *p = s; p && *p; p++)
+        fputs(*p == '|' ? "\\|" : *p == '\n' ? " " : (char[2]){ *p, 0 }, fp);
+}
+
+void wr_energy_method(const struct wr_energy *w, char *buf, size_t len)
+{
+    const struct en_whole *a = &w->en->all;
+    const struct en_fit *f = &w->en->fit;
+    char fit[256];
+    if (f->done)
+        snprintf(fit, sizeof(fit), "fit: least squares over %zu %s windows (median %.3g ms), "
+                 "sensor lag %.3g ms (%s)", f->nwin, en_src_name(f->src), f->win_ms, f->lag_ms,
+                 f->lag_estimated ? "estimated" : "given");
+    else
+        snprintf(fit, sizeof(fit), "fit: not done (%s)", f->why_not ? f->why_not : "no windows");
+    snprintf(buf, len, "attribution: %s, %zu segments of median %.3g ms split over what ran by "
+             "overlap time; %s", a->mixed ? "mixed sources (see gpus)" : en_src_name(a->src),
+             a->segments, a->segment_ms, fit);
+}
+
+void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
+{
+    const struct en_result *en = w->en;
+    const struct en_whole *a = &en->all;
+    const struct en_fit *f = &en->fit;
+    char b[12][32], method[512];
+    wr_energy_method(w, method, sizeof(method));
+    fprintf(fp, "## Energy\n\nPower run: %zu GPU(s); %s.\n\n", en->ngpus, method);
+    fprintf(fp, "Whole run (kernel window %s s, %s %% covered by the sensor): %s J = kernels %s J "
+                "+ copies %s J + idle %s J; mean %s W, peak %s W.",
+            num(a->window_ns * 1e-9 / (en->ngpus ? (double)en->ngpus : 1), b[0]),
+            num(100 * ratio(a->covered_ns, a->window_ns), b[1]), num(a->total_J, b[2]),
+            num(a->kernels_J, b[3]), num(a->copies_J, b[4]), num(a->idle_J, b[5]),
+            num(a->mean_W, b[6]), num(a->peak_W, b[7]));
+    if (isfinite(a->counter_J))
+        fprintf(fp, " Power x time %s J against the counter's %s J (%+.2f %%).",
+                num(a->power_J, b[0]), num(a->counter_J, b[1]),
+                100 * (a->power_J - a->counter_J) / a->counter_J);
+    if (f->done)
+        fprintf(fp, " Fit: idle %s ± %s W, R² %.4f; fitted whole run %s J.", num(f->idle_W, b[0]),
+                num(f->idle_se_W, b[1]), f->r2, num(f->total_J, b[2]));
+    fputs("\n\n", fp);
+    bool eff = w->mx != NULL;
+    fprintf(fp, "| kernel | energy J | share %% | W running | fit W | ± SE | fit | MHz | J/launch | "
+                "launches | resolved %% |%s\n|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+            eff ? " GFLOP/J | B/J |" : "", eff ? "---|---|" : "");
+    uint32_t rows = w->norder < (uint32_t)top ? w->norder : (uint32_t)top;
+    struct wr_ecol e;
+    double ef[WR_NEFF];
+    for (uint32_t i = 0; i < rows; i++) {
+        uint32_t k = w->order[i];
+        wr_energy_col(w, k, &e);
+        wr_energy_eff(w, k, e.power_W, ef);
+        fputs("| ", fp);
+        md_text(fp, w->shortname[k]);
+        fprintf(fp, " | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", num(e.energy_J, b[0]),
+                num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
+                num(e.fit_se_W, b[4]), e.fit, num(e.clock_MHz, b[5]), num(e.J_per_launch, b[6]),
+                num(e.launches, b[7]), num(e.resolved_pct, b[8]));
+        if (eff)
+            fprintf(fp, " %s | %s |", num(ef[4], b[9]), num(ef[5], b[10]));
+        fputc('\n', fp);
+    }
+    for (uint32_t c = 0; c < EN_NCOPY; c++) {
+        uint32_t col = en_col_of(en, EN_COPY, c);
+        if (en->col[col].time_ns <= 0)
+            continue;
+        wr_energy_col(w, col, &e);
+        fprintf(fp, "| copy %s | %s | %s | %s | %s | %s | %s |  |  | %s |  |%s\n",
+                en_copy_label((enum en_copy)c), num(e.energy_J, b[0]), num(e.share_pct, b[1]),
+                num(e.power_W, b[2]), num(e.fit_W, b[3]), num(e.fit_se_W, b[4]), e.fit,
+                num(e.launches, b[5]), eff ? "  |  |" : "");
+    }
+    idle_col(w, &e);
+    fprintf(fp, "| idle | %s | %s | %s | %s | %s | %s |  |  |  |  |%s\n", num(e.energy_J, b[0]),
+            num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
+            num(e.fit_se_W, b[4]), e.fit, eff ? "  |  |" : "");
+    if (w->norder > rows)
+        fprintf(fp, "\n%u more kernel(s) in the CSV.\n", w->norder - rows);
+    for (uint32_t g = 0; g < f->ngroups; g++) {
+        fprintf(fp, "%sGroup %u (not identifiable one by one: they run in fixed proportion in "
+                    "every window): ", g ? "" : "\n", g + 1);
+        for (uint32_t i = 0; i < f->group[g].n; i++) {
+            fputs(i ? ", " : "", fp);
+            md_text(fp, member_name(w, f->group[g].cols[i], b[0]));
+        }
+        fprintf(fp, " together %s ± %s W.\n", num(f->group[g].W, b[1]), num(f->group[g].se_W, b[2]));
+    }
+    fputs("\nColumns: **energy J** attributed (each sensor segment's energy split over what ran "
+          "in it by overlap time; concurrent launches share it equally); **share %** of the whole "
+          "run's energy; **W running** = energy / time running; **fit W ± SE** the least-squares "
+          "mean power while running (`ok`: its own column; `group N`: only the group's power is "
+          "identifiable; `other`: pooled with the kernels of less than 0.5 % of the time); **MHz** "
+          "the mean gfx clock while running; **resolved %** the share of its time in sensor "
+          "segments it had to itself: where it is low, the attributed split follows time and the "
+          "fitted power is the estimate to use", fp);
+    fputs(eff ? "; **GFLOP/J** = TFLOPs_all × 1000 / W running, **B/J** = mem_BW_TBps × 1e12 / W "
+                "running (rates from the counter run).\n\n" : ".\n\n", fp);
+}
+
+static int write_md(const struct wr_energy *w, const char *path, int top)
+{
+    struct fs_atomic a;
+    if (fs_atomic_open(&a, path) < 0)
+        return -1;
+    fprintf(a.fp, "# benchrun energy\n\n- power run: `%s`\n\n", w->prof_dir ? w->prof_dir : "");
+    wr_energy_md(a.fp, w, top);
+    fputs("## Warnings\n\n", a.fp);
+    size_t n = w->en->nwarn + (w->pr ? w->pr->nwarn : 0);
+    if (!n)
+        fputs("none\n", a.fp);
+    for (size_t i = 0; i < w->en->nwarn; i++)
+        fprintf(a.fp, "- %s\n", w->en->warn[i]);
+    for (size_t i = 0; w->pr && i < w->pr->nwarn; i++)
+        fprintf(a.fp, "- %s\n", w->pr->warn[i]);
+    if (ferror(a.fp)) {
+        fs_atomic_abort(&a);
+        return br_error("cannot write '%s'", path);
+    }
+    return fs_atomic_commit(&a);
+}
+
+int wr_energy_files(const struct wr_energy *w, const char *out_dir, int top)
+{
+    if (fs_mkdir_p(out_dir) < 0)
+        return -1;
+    char *csv = fs_path_join(out_dir, "energy_per_kernel.csv");
+    char *js = fs_path_join(out_dir, "energy_summary.json");
+    char *md = fs_path_join(out_dir, "energy.md");
+    int rc = write_csv(w, csv);
+    if (rc == 0) {
+        json_t *root = wr_energy_json(w);
+        char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        json_decref(root);
+        if (!text) {
+            rc = br_error("%s: cannot encode JSON", js);
+        } else {
+            size_t n = strlen(text);
+            text = xrealloc(text, n + 2);
+            text[n] = '\n';
+            rc = fs_write_atomic(js, text, n + 1);
+            free(text);
+        }
+    }
+    if (rc == 0)
+        rc = write_md(w, md, top);
+    free(csv);
+    free(js);
+    free(md);
+    return rc;
+}
