@@ -31,6 +31,7 @@ struct br_calib_params {
     long flush_mib;           /* L2 flush buffer */
     long mma_blocks, mma_iters, mma_reps;   /* tensor-path kernels (CUDA): 128-thread blocks,
                                                loop iterations, launches of each */
+    long power_phases;        /* repetitions of the power phase sequence (energy check) */
     int warp;                 /* lanes per warp/wavefront: 32 NVIDIA, 64 AMD */
     bool issued_flops;        /* AMD: VALU FLOP counters count every lane issued */
     bool f16_per_inst;        /* NVIDIA: FP16 FLOPs counted 2 per HFMA2 instruction (of 4) */
@@ -164,6 +165,24 @@ int br_calib_trace_find_mem(const char *name, const void *data, size_t len, cons
 int br_calib_trace_time(const char *prof_dir, const char *kernel, double *ns, long *launches);
 long br_calib_driver_power_mem(const char *name, const void *data, size_t len, int64_t **t,
                                double **w);
+
+/* ---- power phases: energy per kernel (calib_energy.c) ---------------------- */
+
+/* Kernels of calib.cu's power phase sequence and their labels. */
+#define BR_CALIB_NPHASE 3
+extern const char *const br_calib_phase_kernels[BR_CALIB_NPHASE];
+
+/* The energy analysis of the power run (src/energy, as `benchrun energy`
+ * runs it) against the phases measured directly: for each phase kernel, its
+ * mean power while running measured in its launches of >= 190 ms, from 100 ms
+ * after the start to the end (the NVML driver's power samples when present,
+ * else the energy counter's readings, else the sampled power), and
+ *   - the fitted power (least squares) within 5 % of it,
+ *   - the attributed energy within 5 % of it x the kernel's running time,
+ * and the fit's whole-run energy within 1 % of the energy counter's
+ * difference over the same span. No phase kernel in the trace: one SKIP row.
+ * 0, or -1 when the power run cannot be read (printed). */
+int br_calib_check_energy(const char *prof_dir, struct br_calib_results *res);
 
 /* ---- the run (calib_run.c) -------------------------------------------------- */
 

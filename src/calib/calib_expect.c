@@ -42,6 +42,7 @@ void br_calib_params_default(struct br_calib_params *p, const char *vendor)
         .mma_iters = 1024,
         .mma_reps = 2,
         .tensor_paths = !amd,
+        .power_phases = 1,      /* one pass of the 15 power phases (2.6 s): the energy check */
         .warp = amd ? 64 : 32,
         .issued_flops = amd,
         .f16_per_inst = !amd,
@@ -56,6 +57,7 @@ void br_calib_params_argv(const struct br_calib_params *p, struct strv *out)
         { "fma_reps", p->fma_reps }, { "gemm_n", p->gemm_n }, { "gemm_reps", p->gemm_reps },
         { "long_ms", p->long_ms }, { "idle_ms", p->idle_ms }, { "flush_mib", p->flush_mib },
         { "mma_blocks", p->mma_blocks }, { "mma_iters", p->mma_iters }, { "mma_reps", p->mma_reps },
+        { "power_phases", p->power_phases },
     };
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
         strv_pushf(out, "%s=%ld", kv[i].k, kv[i].v);

@@ -142,25 +142,41 @@ static double peak_in(const struct en_series *p, int64_t w0, int64_t w1)
     return m;
 }
 
-/* Counter and power × time over the span both cover (cross-check). */
+/* Cross-check span: the first and the last counter reading inside the
+ * window, the counter's difference over it and power × time of the other
+ * series over the same span. */
 static void cross_check(const struct en_gpu *g, struct en_whole *w)
 {
-    w->counter_J = w->power_J = NAN;
-    if (g->energy.n < 2 || g->power.n < 2)
-        return;
-    struct segs ce, pe;
-    segs_of(&g->energy, true, g->win0_ns, g->win1_ns, &ce);
-    segs_of(&g->power, false, g->win0_ns, g->win1_ns, &pe);
-    if (ce.n && pe.n) {
-        int64_t lo = ce.a[0] > pe.a[0] ? ce.a[0] : pe.a[0];
-        int64_t hi = ce.b[ce.n - 1] < pe.b[pe.n - 1] ? ce.b[ce.n - 1] : pe.b[pe.n - 1];
-        if (hi > lo) {
-            w->counter_J = segs_energy(&ce, lo, hi);
-            w->power_J = segs_energy(&pe, lo, hi);
+    w->counter_J = w->power_J = w->driver_J = w->fit_J = NAN;
+    const struct en_series *e = &g->energy;
+    size_t i0 = 0, i1 = 0;
+    bool any = false;
+    for (size_t i = 0; i < e->n; i++)
+        if (e->t_ns[i] >= g->win0_ns && e->t_ns[i] <= g->win1_ns) {
+            i0 = any ? i0 : i;
+            i1 = i;
+            any = true;
         }
+    if (!any || i1 <= i0)
+        return;
+    for (size_t i = i0 + 1; i <= i1; i++)
+        if (e->v[i] < e->v[i - 1])
+            return;                 /* a reset inside: no difference to compare */
+    w->xs_ns = e->t_ns[i0], w->xe_ns = e->t_ns[i1];
+    w->xspan_ns = (double)(w->xe_ns - w->xs_ns);
+    w->counter_J = e->v[i1] - e->v[i0];
+    const struct en_series *other[2] = { &g->power, &g->driver };
+    double *to[2] = { &w->power_J, &w->driver_J };
+    for (int k = 0; k < 2; k++) {
+        struct segs s;
+        segs_of(other[k], false, w->xs_ns, w->xe_ns, &s);
+        double cov = 0;
+        for (size_t i = 0; i < s.n; i++)
+            cov += (double)(s.b[i] - s.a[i]);
+        if (s.n && cov >= 0.99 * w->xspan_ns)
+            *to[k] = segs_energy(&s, w->xs_ns, w->xe_ns);
+        segs_free(&s);
     }
-    segs_free(&ce);
-    segs_free(&pe);
 }
 
 static void count_launches(const struct en_gpu *g, const struct en_result *res, struct en_col *gcol)

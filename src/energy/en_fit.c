@@ -87,9 +87,13 @@ static int cmp_rank(const void *a, const void *b)
     return (x->col > y->col) - (x->col < y->col);
 }
 
-/* idle first, then the classes by descending time, then "other". */
-static void plan_columns(const struct en_result *res, const struct en_opts *o, struct fit *f)
+/* idle first, then the classes by descending time, then "other"; at most
+ * one own column per 5 windows, so that every fitted power rests on data. */
+static void plan_columns(const struct en_result *res, const struct en_opts *o, size_t nwin,
+                         struct fit *f)
 {
+    size_t cap = nwin / 5 > 3 ? nwin / 5 - 2 : 1;
+    uint32_t max_own = o->fit_max_cols < cap ? o->fit_max_cols : (uint32_t)cap;
     uint32_t nc = res->ncols, nr = 0;
     struct rank *r = xmalloc((nc + 1) * sizeof(*r));
     double total = 0;
@@ -108,7 +112,7 @@ static void plan_columns(const struct en_result *res, const struct en_opts *o, s
     fcol_add(&f->fc[0], MEMBER_IDLE);
     f->map_other = -1;
     for (uint32_t i = 0; i < nr; i++) {
-        bool own = i < o->fit_max_cols && 100 * r[i].t >= o->fit_min_share_pct * total;
+        bool own = i < max_own && 100 * r[i].t >= o->fit_min_share_pct * total;
         if (own) {
             f->map[r[i].col] = (int32_t)f->p;
             fcol_add(&f->fc[f->p++], r[i].col);
@@ -421,8 +425,11 @@ static void fill_results(const struct fit *f, const double *beta, const double *
         if (gidx[k] >= 0) {
             x->fit_status = EN_FIT_GROUPED;
             x->fit_group = gidx[k];
+        } else if (in_other[c]) {
+            x->fit_status = EN_FIT_OTHER;
         } else {
-            x->fit_status = in_other[c] ? EN_FIT_OTHER : EN_FIT_OK;
+            bool poor = !(x->fit_W > 0) || !(se[k] <= 0.2 * fabs(x->fit_W));
+            x->fit_status = poor ? EN_FIT_UNCERTAIN : EN_FIT_OK;
         }
         o->nother += in_other[c] != 0;
     }
@@ -460,6 +467,52 @@ static double fit_total(const struct fit *f, const double *beta, const struct en
         e += beta[f->map_idle] * idle_ns * 1e-9;
     }
     return e;
+}
+
+/* Time per fitted column over one segment (the cross-check span). */
+struct span_ctx {
+    const struct fit *f;
+    double *t;                      /* [p] */
+    bool unmapped;
+};
+
+static void span_piece(void *vctx, size_t seg, int64_t u, int64_t v, const struct en_active *a)
+{
+    struct span_ctx *c = vctx;
+    double dt = (double)(v - u);
+    if (a->n == 0) {
+        if (c->f->map_idle < 0)
+            c->unmapped = true;
+        else
+            c->t[c->f->map_idle] += dt;
+        return;
+    }
+    for (uint32_t i = 0; i < a->n; i++) {
+        int32_t k = c->f->map[a->col[i]];
+        if (k < 0)
+            c->unmapped = true;
+        else
+            c->t[k] += dt * a->cnt[a->col[i]];
+    }
+}
+
+/* Each GPU's fitted energy over its cross-check span. */
+static void fit_spans(const struct fit *f, const double *beta, const struct en_events *ev,
+                      struct en_result *res)
+{
+    for (size_t g = 0; g < res->ngpus; g++) {
+        struct en_whole *w = &res->gpu[g];
+        if (!(w->xspan_ns > 0))
+            continue;
+        struct span_ctx c = { f, xcalloc(f->p + 1, sizeof(double)), false };
+        struct en_sweep_cb cb = { span_piece, NULL, &c };
+        en_sweep(&ev[g], res->ncols, &w->xs_ns, &w->xe_ns, 1, 0, &cb);
+        double e = 0;
+        for (uint32_t k = 0; k < f->p; k++)
+            e += beta[k] * c.t[k] * 1e-9;
+        w->fit_J = c.unmapped ? NAN : e;
+        free(c.t);
+    }
 }
 
 static void fit_free(struct fit *f)
@@ -515,7 +568,7 @@ void en_fit_run(const struct en_gpu *gpus, const struct en_events *ev, size_t ng
     o->src = ngpus ? gpus[0].fit_src : EN_SRC_NONE;
     o->nwin = select_windows(gpus, ngpus, gw, &o->win_ms);
     struct fit f = { 0 };
-    plan_columns(res, opt, &f);
+    plan_columns(res, opt, o->nwin, &f);
     int32_t *in_other = xcalloc(res->ncols + 1, sizeof(*in_other));
     for (uint32_t c = 0; c < res->ncols; c++)
         in_other[c] = f.map_other >= 0 && f.map[c] == f.map_other;
@@ -565,6 +618,7 @@ void en_fit_run(const struct en_gpu *gpus, const struct en_events *ev, size_t ng
     fill_results(&f, beta, se, res, in_other);
     copy_to_gpus(res);
     o->total_J = fit_total(&f, beta, res);
+    fit_spans(&f, beta, ev, res);
     o->done = true;
     free(inv), free(beta), free(se);
 out:

@@ -107,7 +107,9 @@ void en_windows_from_power(const struct en_series *p, int64_t refresh_ns, double
     keep_short(&tmp, gap_factor, out);
 }
 
-static int64_t median_gap(const struct en_series *p, bool changes)
+/* The q-quantile (0..1) of the gaps between samples, or between changes
+ * of value. */
+static int64_t gap_quantile(const struct en_series *p, bool changes, double q)
 {
     double *g = xmalloc((p->n + 1) * sizeof(*g));
     size_t n = 0, last = SIZE_MAX;
@@ -121,17 +123,24 @@ static int64_t median_gap(const struct en_series *p, bool changes)
             g[n++] = (double)(p->t_ns[i] - p->t_ns[last]);
         last = i;
     }
-    double m = n >= (changes ? 2 : 1) ? en_median(g, n) : 0;
+    double m = 0;
+    if (n >= (changes ? 2u : 1u)) {
+        en_median(g, n);                /* sorts */
+        m = q == 0.5 ? en_median(g, n) : g[(size_t)(q * (double)(n - 1))];
+    }
     free(g);
     return (int64_t)m;
 }
 
+/* The 10th percentile, not the median: a sensor that refreshes every sample
+ * but reads the same value for a while (a plateau) has long gaps between
+ * changes too, while a slow sensor has no short ones. */
 int64_t en_refresh_ns(const struct en_series *p)
 {
-    return median_gap(p, true);
+    return gap_quantile(p, true, 0.1);
 }
 
 int64_t en_sample_ns(const struct en_series *p)
 {
-    return median_gap(p, false);
+    return gap_quantile(p, false, 0.5);
 }

@@ -31,6 +31,7 @@ const char *en_fit_status_name(enum en_fit_status s)
 {
     switch (s) {
     case EN_FIT_OK: return "ok";
+    case EN_FIT_UNCERTAIN: return "uncertain";
     case EN_FIT_GROUPED: return "grouped";
     case EN_FIT_OTHER: return "other";
     default: return "none";
@@ -103,10 +104,16 @@ static double nansum(double a, double b)
     return isnan(a) ? b : isnan(b) ? a : a + b;
 }
 
+/* Every GPU's value or NaN. */
+static double allsum(double a, double b, bool first)
+{
+    return first ? b : a + b;
+}
+
 static void pool_whole(struct en_whole *to, const struct en_whole *w, bool first)
 {
     if (first)
-        to->src = w->src, to->peak_W = to->counter_J = to->power_J = to->mean_W = NAN;
+        to->src = w->src, to->peak_W = to->mean_W = NAN;
     else if (to->src != w->src)
         to->mixed = true, to->src = EN_SRC_NONE;
     to->kernels_J += w->kernels_J;
@@ -120,8 +127,10 @@ static void pool_whole(struct en_whole *to, const struct en_whole *w, bool first
     to->segments += w->segments;
     to->mean_W = nansum(to->mean_W, w->mean_W);
     to->peak_W = nanmax(to->peak_W, w->peak_W);
-    to->counter_J = nansum(to->counter_J, w->counter_J);
-    to->power_J = nansum(to->power_J, w->power_J);
+    to->xspan_ns += w->xspan_ns;
+    to->counter_J = allsum(to->counter_J, w->counter_J, first);
+    to->power_J = allsum(to->power_J, w->power_J, first);
+    to->driver_J = allsum(to->driver_J, w->driver_J, first);
     to->segment_ms = first ? w->segment_ms : to->segment_ms;
 }
 
@@ -151,6 +160,8 @@ int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
         pool_whole(&res->all, &res->gpu[g], g == 0);
     }
     en_fit_run(gpus, ev, ngpus, opt, res);
+    for (size_t g = 0; g < ngpus; g++)
+        res->all.fit_J = allsum(res->all.fit_J, res->gpu[g].fit_J, g == 0);
     for (size_t g = 0; g < ngpus; g++)
         en_events_free(&ev[g]);
     free(ev);

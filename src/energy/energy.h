@@ -87,6 +87,8 @@ struct en_gpu {
     struct en_series energy;        /* cumulative J at reading times; n < 2: no counter */
     struct en_series power;         /* W; value i = mean over [t(i-1), t(i)) */
     struct en_series clock;         /* MHz; value i holds over [t(i-1), t(i)) */
+    struct en_series driver;        /* optional: the driver's power samples, as power
+                                       (cross-check only) */
     struct en_windows fit;          /* windows for the fit (n = 0: not fitted) */
     enum en_src fit_src;
     const struct en_act *act;
@@ -106,10 +108,11 @@ void en_opts_default(struct en_opts *o);
 enum en_fit_status {
     EN_FIT_NONE = 0,                /* not fitted (no fit, or no time in the windows) */
     EN_FIT_OK,                      /* own column */
+    EN_FIT_UNCERTAIN,               /* own column, but SE > 20 % of the power or power <= 0 */
     EN_FIT_GROUPED,                 /* not identifiable alone: a group's power */
     EN_FIT_OTHER,                   /* in the pooled "other kernels" column */
 };
-/* "ok", "grouped", "other", "none". */
+/* "ok", "uncertain", "grouped", "other", "none". */
 const char *en_fit_status_name(enum en_fit_status s);
 
 /* Results of one activity class (column c: kernel id c, or nkernels + copy). */
@@ -138,8 +141,12 @@ struct en_whole {
     double idle_ns;                 /* covered time with nothing running */
     double mean_W;                  /* total / covered (pooled: Σ over GPUs) */
     double peak_W;                  /* largest power sample in the window (pooled: max) */
-    double counter_J, power_J;      /* counter difference and power × time over the
-                                       span both cover (cross-check; NaN: one is missing) */
+    /* Cross-check over the span from the first to the last counter reading
+     * inside the window: the counter's difference against power × time of
+     * the sampled power and of the driver samples, and the fit's energy
+     * (NaN when not available; pooled: NaN unless every GPU has it). */
+    int64_t xs_ns, xe_ns;           /* per GPU */
+    double xspan_ns, counter_J, power_J, driver_J, fit_J;
     size_t segments;
     double segment_ms;              /* median segment length */
 };
@@ -248,7 +255,8 @@ void en_windows_from_counter(const struct en_series *e, double gap_factor, struc
  * gap_factor × the median are left out. */
 void en_windows_from_power(const struct en_series *p, int64_t refresh_ns, double gap_factor,
                            struct en_wbuf *out);
-/* Median interval between changes of value (ns; 0 with fewer than 3). */
+/* The sensor's refresh period: the 10th percentile of the intervals between
+ * changes of value (ns; 0 with fewer than 3 changes). */
 int64_t en_refresh_ns(const struct en_series *p);
 /* Median interval between samples (ns; 0 with fewer than 2). */
 int64_t en_sample_ns(const struct en_series *p);

@@ -461,6 +461,7 @@ void prun_en_inputs(const struct prun *pr, const struct prun_opts *o, struct en_
             .name = g->name, .win0_ns = win ? g->win0 : 0, .win1_ns = win ? g->win1 : 0,
             .energy = { counter ? g->ne : 0, g->et, g->ev },
             .power = { g->n, g->t, g->power }, .clock = { g->n, g->t, g->clock },
+            .driver = { g->drv.n, g->drv.t_ns, g->drv.power_W },
             .fit = en_wbuf_view(&g->fitw), .fit_src = g->fit_src,
             .act = win ? g->act : NULL, .nact = win ? g->nact : 0,
         };

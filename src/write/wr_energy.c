@@ -8,6 +8,7 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
+#include "vectors/jsonw.h"
 #include "write/analysis.h"
 
 #include <math.h>
@@ -31,6 +32,17 @@ const char *const wr_energy_cols[] = {
     "GFLOP_per_J_lowp", "GFLOP_per_J_all", "mem_bytes_per_J",
 };
 const size_t wr_energy_ncols = sizeof(wr_energy_cols) / sizeof(wr_energy_cols[0]);
+
+/* A CSV number as the other CSVs write theirs: Python repr() of the float,
+ * empty when there is none. */
+static const char *wr_num(double v, char *buf)
+{
+    if (!isfinite(v))
+        buf[0] = '\0';
+    else
+        jw_repr_double(buf, 32, v);
+    return buf;
+}
 
 /* ---- figures ---- */
 
@@ -182,9 +194,9 @@ void wr_energy_cells(FILE *fp, const struct wr_energy *w, long k)
     }
     /* TOTAL over the kernels: their energy, time and launches. */
     const struct en_result *en = w->en;
-    double t = 0, cov = 0, n = 0, ci = 0, cn = 0;
+    double cov = 0, n = 0, ci = 0, cn = 0;
     for (uint32_t c = 0; c < en->nkernels; c++) {
-        t += en->col[c].time_ns, cov += en->col[c].covered_ns, n += (double)en->col[c].launches;
+        cov += en->col[c].covered_ns, n += (double)en->col[c].launches;
         ci += en->col[c].clock_int, cn += en->col[c].clock_ns;
     }
     memset(&e, 0, sizeof(e));
@@ -319,7 +331,7 @@ static json_t *fit_json(const struct wr_energy *w)
 
 static json_t *whole_json(const struct en_whole *a)
 {
-    double d = 100 * (a->power_J - a->counter_J) / a->counter_J;
+    double c = a->counter_J;
     return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
         "energy_source", en_src_name(a->src), "sources_mixed", a->mixed,
         "energy_J", jnum(a->total_J), "kernels_J", jnum(a->kernels_J), "copies_J", jnum(a->copies_J),
@@ -327,9 +339,12 @@ static json_t *whole_json(const struct en_whole *a)
         "covered_pct", jnum(100 * ratio(a->covered_ns, a->window_ns)),
         "busy_pct", jnum(100 * ratio(a->busy_ns, a->window_ns)),
         "mean_power_W", jnum(a->mean_W), "peak_power_W", jnum(a->peak_W),
-        "cross_check", json_pack("{s:o, s:o, s:o}", "counter_J", jnum(a->counter_J),
-                                 "power_x_time_J", jnum(a->power_J),
-                                 "power_vs_counter_pct", jnum(d)),
+        "cross_check", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+            "span_s", jnum(a->xspan_ns * 1e-9), "counter_J", jnum(c),
+            "power_x_time_J", jnum(a->power_J), "power_vs_counter_pct", jnum(100 * (a->power_J - c) / c),
+            "driver_J", jnum(a->driver_J), "driver_vs_counter_pct", jnum(100 * (a->driver_J - c) / c),
+            "fit_J", jnum(a->fit_J), "fit_vs_counter_pct", jnum(100 * (a->fit_J - c) / c),
+            "note", "from the first to the last energy counter reading inside the window"),
         "segment_ms", jnum(a->segment_ms), "segments", (json_int_t)a->segments,
         "note", json_string("window: the node's kernel window [first start, last end]"));
 }
@@ -439,10 +454,18 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
             num(100 * ratio(a->covered_ns, a->window_ns), b[1]), num(a->total_J, b[2]),
             num(a->kernels_J, b[3]), num(a->copies_J, b[4]), num(a->idle_J, b[5]),
             num(a->mean_W, b[6]), num(a->peak_W, b[7]));
-    if (isfinite(a->counter_J))
-        fprintf(fp, " Power x time %s J against the counter's %s J (%+.2f %%).",
-                num(a->power_J, b[0]), num(a->counter_J, b[1]),
-                100 * (a->power_J - a->counter_J) / a->counter_J);
+    if (isfinite(a->counter_J)) {
+        double c = a->counter_J;
+        fprintf(fp, " Between the first and last counter readings (%s s) the counter gives %s J; "
+                    "power x time %s J (%+.2f %%)", num(a->xspan_ns * 1e-9 / (double)en->ngpus, b[0]),
+                num(c, b[1]), num(a->power_J, b[2]), 100 * (a->power_J - c) / c);
+        if (isfinite(a->driver_J))
+            fprintf(fp, ", driver samples %s J (%+.2f %%)", num(a->driver_J, b[3]),
+                    100 * (a->driver_J - c) / c);
+        if (isfinite(a->fit_J))
+            fprintf(fp, ", fit %s J (%+.2f %%)", num(a->fit_J, b[4]), 100 * (a->fit_J - c) / c);
+        fputc('.', fp);
+    }
     if (f->done)
         fprintf(fp, " Fit: idle %s ± %s W, R² %.4f; fitted whole run %s J.", num(f->idle_W, b[0]),
                 num(f->idle_se_W, b[1]), f->r2, num(f->total_J, b[2]));

@@ -65,7 +65,8 @@ struct kdef {
 struct gen {
     const char *out, *tag;
     double period_ms, refresh_ms, counter_ms, driver_ms, lag_ms, noise_W, idle_W, copy_W;
-    double gap_ms, copy_frac;
+    double gap_ms, copy_frac, lead_ms, driver_scale;
+    struct kdef first;               /* a first launch (name empty: none) */
     bool counter, bind_per_task;
     int gpus, nodes, agent_base;
     long launches;
@@ -98,26 +99,37 @@ static double gauss(void)
 
 static double power_of(const struct gen *g, int k)
 {
-    return k >= 0 ? g->k[k].W : g->copy_W;
+    return k < 0 ? g->copy_W : k == g->nk ? g->first.W : g->k[k].W;
+}
+
+static const char *name_of(const struct gen *g, int k)
+{
+    return k == g->nk ? g->first.name : g->k[k].name;
 }
 
 /* Launches of one GPU from t0: kernels chosen at random, durations 0.5-1.5 x
  * the kernel's, gaps 0 (30 %) or up to gap_ms; copies with copy_frac. */
 static size_t schedule(const struct gen *g, int64_t t0, struct act **out)
 {
-    struct act *a = xmalloc(((size_t)g->launches + 1) * sizeof(*a));
+    struct act *a = xmalloc(((size_t)g->launches + 2) * sizeof(*a));
     int64_t t = t0;
+    size_t n = 0;
+    if (g->first.name[0]) {          /* kernel id nk: the extra kernel */
+        int64_t d = (int64_t)llround(g->first.dur_ms * MS);
+        a[n++] = (struct act){ t, t + d, g->nk };
+        t += d;
+    }
     for (long i = 0; i < g->launches; i++) {
         bool copy = urand() < g->copy_frac;
         int k = copy ? -1 : (int)(urand() * g->nk) % g->nk;
         double ms = copy ? 0.8 : g->k[k].dur_ms;
         int64_t d = (int64_t)llround(ms * (0.5 + urand()) * MS);
         d = d < 1000 ? 1000 : d;
-        a[i] = (struct act){ t, t + d, k };
+        a[n++] = (struct act){ t, t + d, k };
         t += d + (urand() < 0.3 ? 0 : (int64_t)llround(g->gap_ms * urand() * MS));
     }
     *out = a;
-    return (size_t)g->launches;
+    return n;
 }
 
 /* Energy (J) of [a, b) under the model; *first is a search hint. */
@@ -170,7 +182,7 @@ struct expect {
 
 static int cls_of(int k)
 {
-    return k >= 0 ? k : C_COPY;
+    return k >= 0 ? k : C_COPY;      /* the --first kernel is class nk */
 }
 
 /* One sensor segment [a, b) of printed energy e (J): the split by overlap
@@ -191,7 +203,7 @@ static void segment(const struct gen *g, const struct act *v, size_t n, int64_t 
     for (int c = 0; c < NCLS; c++) {
         if (t[c] <= 0)
             continue;
-        double p = c == C_IDLE ? g->idle_W : c == C_COPY ? g->copy_W : g->k[c].W;
+        double p = c == C_IDLE ? g->idle_W : c == C_COPY ? g->copy_W : power_of(g, c);
         pmax = fmax(pmax, p), pmin = fmin(pmin, p);
     }
     for (int c = 0; c < NCLS; c++) {
@@ -258,7 +270,7 @@ static int write_trace(const struct gen *g, const char *path, int agent, int pid
             continue;
         id++;
         fprintf(fp, "\"KERNEL_DISPATCH\",\"Agent %d\",1,1,%d,%ld,%d,\"%s\",%ld,%lld,%lld,0,0,32,0,"
-                    "16,256,1,1,65536,1,1\n", agent, pid, id, v[i].k + 1, g->k[v[i].k].name, id,
+                    "16,256,1,1,65536,1,1\n", agent, pid, id, v[i].k + 1, name_of(g, v[i].k), id,
                 (long long)v[i].s, (long long)v[i].e);
     }
     return close_out(fp, path);
@@ -304,7 +316,8 @@ static int write_telemetry(const struct gen *g, const char *path, const char *no
     fputs("timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,edge_temp_C,"
           "hotspot_temp_C,energy_J,mem_clock_MHz,source_timestamp_ns,refreshed,mem_temp_C,"
           "gfx_clock_max_MHz\n", fp);
-    int64_t per = (int64_t)llround(g->period_ms * MS), t0 = w0 - 50 * MS;
+    int64_t per = (int64_t)llround(g->period_ms * MS);
+    int64_t t0 = w0 - 50 * MS - (int64_t)llround(g->lead_ms * MS);
     long rstep = lround(g->refresh_ms / g->period_ms), cstep = lround(g->counter_ms / g->period_ms);
     int64_t lag = (int64_t)llround(g->lag_ms * MS), rlen = rstep * per;
     double P = NAN, E = 0, Eprint = 0, prevEprint = 0, prevP = NAN;
@@ -372,9 +385,10 @@ static int write_driver(const struct gen *g, const char *path, int gpu, const st
                 "timestamp_ns,power_W,nvml_timestamp_us,gap_before\n", gpu);
     int64_t d = (int64_t)llround(g->driver_ms * MS), lag = (int64_t)llround(g->lag_ms * MS);
     size_t h = 0;
-    for (int64_t t = w0 - 50 * MS + 370000; t <= w1 + 50 * MS; t += d)
+    for (int64_t t = w0 - 50 * MS - (int64_t)llround(g->lead_ms * MS) + 370000; t <= w1 + 50 * MS;
+         t += d)
         fprintf(fp, "%lld,%.6f,%lld,0\n", (long long)t,
-                mean_W(g, v, n, t - lag - d, t - lag, &h) + g->noise_W * gauss(),
+                g->driver_scale * mean_W(g, v, n, t - lag - d, t - lag, &h) + g->noise_W * gauss(),
                 (long long)(t / 1000));
     return close_out(fp, path);
 }
@@ -400,9 +414,9 @@ static json_t *cls_json(const struct gen *g, const struct expect *x, int c, doub
 static int write_expected(const struct gen *g, const struct expect *x, json_t *gpus)
 {
     json_t *k = json_object(), *root = json_object();
-    for (int i = 0; i < g->nk; i++)
+    for (int i = 0; i <= g->nk; i++)
         if (x->launches[i])
-            json_object_set_new(k, g->k[i].name, cls_json(g, x, i, g->k[i].W));
+            json_object_set_new(k, name_of(g, i), cls_json(g, x, i, power_of(g, i)));
     json_object_set_new(root, "kernels", k);
     json_t *cp = json_object();
     if (x->launches[C_COPY])
@@ -512,13 +526,27 @@ static const char usage[] =
     "  --gpus N --nodes M     GPUs per node, nodes (default 1, 1)\n"
     "  --agent-base A         Agent_Id of GPU 0 (default 1)\n"
     "  --bind-per-task        every trace names its GPU Agent 0\n"
+    "  --lead-ms L            idle before the first launch, sampled (default 0)\n"
+    "  --first NAME:W:MS      a first launch of exactly MS ms\n"
+    "  --driver-scale F       driver samples read F x the power (default 1)\n"
     "  --tag T --seed S\n";
+
+static int parse_kernel(struct kdef *k, const char *spec)
+{
+    char name[64];
+    double w, ms;
+    if (sscanf(spec, "%63[^:]:%lf:%lf", name, &w, &ms) != 3 || !(ms > 0))
+        return br_error("gen_power: NAME:W:MS, got '%s'", spec);
+    snprintf(k->name, sizeof(k->name), "%s", name);
+    k->W = w, k->dur_ms = ms;
+    return 0;
+}
 
 static int add_kernel(struct gen *g, const char *spec)
 {
     char name[64];
     double w, ms;
-    if (g->nk >= MAXK || sscanf(spec, "%63[^:]:%lf:%lf", name, &w, &ms) != 3 || !(ms > 0))
+    if (g->nk >= MAXK - 1 || sscanf(spec, "%63[^:]:%lf:%lf", name, &w, &ms) != 3 || !(ms > 0))
         return br_error("gen_power: --kernel NAME:W:MS, got '%s'", spec);
     struct kdef *k = &g->k[g->nk++];
     snprintf(k->name, sizeof(k->name), "%s", name);
@@ -530,7 +558,7 @@ int main(int argc, char **argv)
 {
     struct gen g = { .tag = "gen", .period_ms = 1, .refresh_ms = NAN, .counter_ms = NAN,
                      .idle_W = 90, .copy_W = 150, .gap_ms = 3, .counter = true, .gpus = 1,
-                     .nodes = 1, .agent_base = 1, .launches = 400 };
+                     .nodes = 1, .agent_base = 1, .launches = 400, .driver_scale = 1 };
     static const struct option lo[] = {
         { "kernel", 1, NULL, 'k' }, { "launches", 1, NULL, 'n' }, { "idle-W", 1, NULL, 'i' },
         { "period-ms", 1, NULL, 'p' }, { "refresh-ms", 1, NULL, 'r' }, { "counter-ms", 1, NULL, 'c' },
@@ -538,7 +566,8 @@ int main(int argc, char **argv)
         { "noise-W", 1, NULL, 'N' }, { "gap-ms", 1, NULL, 'g' }, { "copies", 1, NULL, 'y' },
         { "copy-W", 1, NULL, 'Y' }, { "gpus", 1, NULL, 'G' }, { "nodes", 1, NULL, 'M' },
         { "agent-base", 1, NULL, 'a' }, { "bind-per-task", 0, NULL, 'b' }, { "tag", 1, NULL, 't' },
-        { "seed", 1, NULL, 's' }, { "help", 0, NULL, 'h' }, { 0 },
+        { "seed", 1, NULL, 's' }, { "lead-ms", 1, NULL, 'L' }, { "first", 1, NULL, 'F' },
+        { "driver-scale", 1, NULL, 'D' }, { "help", 0, NULL, 'h' }, { 0 },
     };
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -562,6 +591,9 @@ int main(int argc, char **argv)
         case 'b': g.bind_per_task = true; break;
         case 't': g.tag = optarg; break;
         case 's': g.seed = strtoull(optarg, NULL, 10); break;
+        case 'L': g.lead_ms = atof(optarg); break;
+        case 'F': if (parse_kernel(&g.first, optarg) != 0) return 2; break;
+        case 'D': g.driver_scale = atof(optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }

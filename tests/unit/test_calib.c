@@ -140,12 +140,13 @@ static void test_params_argv(void **state)
     struct strv a;
     strv_init(&a);
     br_calib_params_argv(&p, &a);
-    assert_int_equal(a.n, 14);
+    assert_int_equal(a.n, 15);
     assert_string_equal(a.v[0], "n=134217728");
     assert_string_equal(a.v[8], "long_ms=500");
     assert_string_equal(a.v[10], "flush_mib=256");
     assert_string_equal(a.v[11], "mma_blocks=528");
     assert_string_equal(a.v[13], "mma_reps=2");
+    assert_string_equal(a.v[14], "power_phases=1");
     strv_free(&a);
 }
 

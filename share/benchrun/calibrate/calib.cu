@@ -21,6 +21,11 @@
 //   cuBLAS DGEMM and BF16 GEMM (FP32 accumulate), M=N=K=gemm_n: 2*n^3 FLOP each
 //   calib_long     FP32 FMA loop on every SM until the GPU's global timer has
 //                  advanced long_ms; preceded by idle_ms of idle GPU (power step)
+//   calib_phase_fma / calib_phase_copy / calib_phase_sleep
+//                  power phases of 20-500 ms in a known order (energy check):
+//                  FP64 FMA loop, DRAM copy of the stream arrays, __nanosleep
+//                  loop, each on every SM until the global timer has advanced
+//                  the phase's length; idle_ms / 2 idle before and after
 // The per-thread loops end with a comparison, not a sum, so no extra FP add is
 // executed (a setp is not an add/mul/fma instruction).
 //
@@ -28,7 +33,9 @@
 //                  instruction path (CUDA only; see "tensor-core paths" below)
 // usage: calib [key=value ...]   keys: n stream_reps fma_blocks fma_threads
 //        fma_iters fma_reps gemm_n gemm_reps long_ms idle_ms flush_mib
-//        mma_blocks mma_iters mma_reps only (phases: stream fma tensor gemm long)
+//        mma_blocks mma_iters mma_reps power_phases only
+//        (only: stream fma tensor gemm long power; power_phases: repetitions of
+//        the power phase sequence, 0 none)
 // Prints one "calib: <kernel> ..." line per phase and "calib_total_s=<s>".
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
@@ -76,6 +83,7 @@ struct params {
     long n, stream_reps, fma_blocks, fma_threads, fma_iters, fma_reps;
     long gemm_n, gemm_reps, long_ms, idle_ms, flush_mib;
     long mma_blocks, mma_iters, mma_reps;
+    long power_phases;
     const char *only;
 };
 
@@ -497,6 +505,70 @@ extern "C" __global__ void calib_long(int *out, float a, float b, unsigned long 
         out[0] = 1;
 }
 
+// ---- power phases (energy per kernel) ---------------------------------------------
+
+// Every block starts its own clock: the grid is resident at once (4 blocks of
+// 256 per SM), so the blocks start together and end within one step.
+extern "C" __global__ void calib_phase_fma(int *out, double a, double b, unsigned long long dur_ns)
+{
+    __shared__ unsigned long long t0;
+    if (threadIdx.x == 0)
+        t0 = now_ns();
+    __syncthreads();
+    double x0 = threadIdx.x, x1 = x0 * a, x2 = x0 * b, x3 = x1 * b;
+    while (now_ns() - t0 < dur_ns) {
+        for (int k = 0; k < 128; k++) {
+            x0 = fma(x0, a, b); x1 = fma(x1, a, b); x2 = fma(x2, a, b); x3 = fma(x3, a, b);
+        }
+    }
+    if (x0 == -1.0 || x1 == -1.0 || x2 == -1.0 || x3 == -1.0)
+        out[0] = 1;
+}
+
+// Whole passes of b[i] = a[i] over n doubles until dur_ns (a pass of 2 GiB
+// of traffic takes ~0.5 ms on an H200).
+extern "C" __global__ void calib_phase_copy(const double *__restrict__ a, double *__restrict__ b,
+                                            long n, unsigned long long dur_ns)
+{
+    __shared__ unsigned long long t0;
+    __shared__ int stop;
+    if (threadIdx.x == 0)
+        t0 = now_ns();
+    __syncthreads();
+    for (;;) {
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += (long)gridDim.x * blockDim.x)
+            b[i] = a[i];
+        if (threadIdx.x == 0)
+            stop = now_ns() - t0 >= dur_ns;
+        __syncthreads();
+        if (stop)
+            break;
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void calib_phase_sleep(unsigned long long dur_ns)
+{
+    __shared__ unsigned long long t0;
+    if (threadIdx.x == 0)
+        t0 = now_ns();
+    __syncthreads();
+    while (now_ns() - t0 < dur_ns) {
+#if defined(__HIPCC__)
+        __builtin_amdgcn_s_sleep(127);
+#else
+        __nanosleep(10000);
+#endif
+    }
+}
+
+// The sequence: each kind at each length once, consecutive kinds different.
+static const struct { char kind; int ms; } phase_seq[] = {
+    {'F', 500}, {'C', 20}, {'S', 200}, {'F', 50}, {'C', 500}, {'S', 20}, {'F', 200}, {'C', 50},
+    {'S', 500}, {'F', 20}, {'C', 200}, {'S', 50}, {'F', 100}, {'C', 100}, {'S', 100},
+};
+
 // ---- host ---------------------------------------------------------------------------
 
 static double wall_s(void)
@@ -540,6 +612,7 @@ static void parse_args(int argc, char **argv, struct params *p)
         {"fma_reps", &p->fma_reps}, {"gemm_n", &p->gemm_n}, {"gemm_reps", &p->gemm_reps},
         {"long_ms", &p->long_ms}, {"idle_ms", &p->idle_ms}, {"flush_mib", &p->flush_mib},
         {"mma_blocks", &p->mma_blocks}, {"mma_iters", &p->mma_iters}, {"mma_reps", &p->mma_reps},
+        {"power_phases", &p->power_phases},
     };
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "only=", 5) == 0) {
@@ -698,9 +771,37 @@ static void run_long(const struct params *p, int *out)
     printf("calib: calib_long ms=%ld blocks=%d\n", p->long_ms, sms * 4);
 }
 
+static void run_phases(const struct params *p, int *out)
+{
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    double *a, *b;
+    size_t bytes = (size_t)p->n * sizeof(double);
+    CK(cudaMalloc(&a, bytes)); CK(cudaMalloc(&b, bytes));
+    calib_fill<<<(unsigned)((p->n + 255) / 256), 256>>>(a, p->n, 4);
+    sync_check("before phases");
+    sleep_ms(p->idle_ms / 2);
+    unsigned blocks = (unsigned)sms * 4;
+    for (long r = 0; r < p->power_phases; r++)
+        for (size_t i = 0; i < sizeof(phase_seq) / sizeof(phase_seq[0]); i++) {
+            unsigned long long ns = (unsigned long long)phase_seq[i].ms * 1000000ull;
+            if (phase_seq[i].kind == 'F')
+                calib_phase_fma<<<blocks, 256>>>(out, 1.0000001, 1e-9, ns);
+            else if (phase_seq[i].kind == 'C')
+                calib_phase_copy<<<blocks, 256>>>(a, b, p->n, ns);
+            else
+                calib_phase_sleep<<<blocks, 256>>>(ns);
+        }
+    sync_check("phases");
+    sleep_ms(p->idle_ms / 2);
+    printf("calib: calib_phase_fma calib_phase_copy calib_phase_sleep reps=%ld phases=%zu\n",
+           p->power_phases, sizeof(phase_seq) / sizeof(phase_seq[0]));
+    CK(cudaFree(a)); CK(cudaFree(b));
+}
+
 int main(int argc, char **argv)
 {
-    struct params p = { 1L << 27, 8, 1056, 256, 4096, 4, 7680, 3, 1000, 600, 256, 528, 1024, 2, NULL };
+    struct params p = { 1L << 27, 8, 1056, 256, 4096, 4, 7680, 3, 1000, 600, 256, 528, 1024, 2, 1, NULL };
     parse_args(argc, argv, &p);
     double t0 = wall_s();
     int *out;
@@ -722,6 +823,8 @@ int main(int argc, char **argv)
         run_gemm(&p);
     if (want(&p, "long"))
         run_long(&p, out);
+    if (p.power_phases > 0 && want(&p, "power"))
+        run_phases(&p, out);
     CK(cudaFree(out)); CK(cudaFree(uout)); CK(cudaFree(scratch));
     printf("calib_total_s=%.3f\n", wall_s() - t0);
     return 0;

@@ -1,0 +1,98 @@
+#!/bin/bash
+# 0671-energy-cli: `benchrun energy` command line and inputs: a seed-layout
+# power run worked by hand (no energy_J column: inst_power_W x time), no
+# kernel trace (all idle), --energy-from/--fit-from/--lag-ms/--telemetry/
+# --out-dir, the Perfetto trace (tests/cli/check_trace.py: one process per
+# GPU, slices that nest per lane, power/clock/temperature counters) and its
+# size bound on 300,000 launches, malformed and missing inputs (file:line,
+# exit 1), usage errors (exit 2).
+. "$(dirname "$0")/lib.sh"
+GEN=$BR_BINARY_DIR/tests/gen_power
+json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+check() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$3', expected '$2'"; fi; }
+TH='"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"'
+
+# --- the seed's telemetry layout, by hand ------------------------------------
+# inst_power_W sample i is the mean over [t(i-1), t(i)); the kernel runs 1-3 ms:
+# [1,2) at 300 W and [2,3) at 400 W -> 0.3 + 0.4 = 0.7 J, no idle in its window.
+S=$T/seed
+mkdir -p "$S/ktrace_synth"
+{ echo "device_id=0 interval_ms=1 counter_resolution_uJ=15.259"
+  echo "timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,edge_temp_C,hotspot_temp_C"
+  for i in 0 1 2 3 4; do echo "$((i * 1000000)),111,$(((i + 1) * 100)),$((1000 + i * 100)),nan,50"; done
+} > "$S/profiling_result_synth_0.csv"
+{ echo "$TH"
+  echo '"KERNEL_DISPATCH","Agent 4",1,1,7,1,1,"void k1(int*)",1,1000000,3000000,0,0,8,0,16,64,1,1,64,1,1'
+} > "$S/ktrace_synth/synth_7_kernel_trace.csv"
+expect_exit 0 "energy on a seed-layout run" -- "$BENCHRUN" energy "$S"
+E=$S/energy
+check "k1 energy by hand" "0.7" "$(json "$E/energy_summary.json" 'round(j["kernels"][0]["energy_J"], 12)')"
+check "k1 display name" "k1" "$(json "$E/energy_summary.json" 'j["kernels"][0]["kernel"]')"
+check "k1 clock: 1200 over [1,2), 1300 over [2,3)" "1250.0" "$(json "$E/energy_summary.json" 'j["kernels"][0]["clock_running_MHz"]')"
+check "power x time of inst_power_W" "power x time inst_power_W" "$(json "$E/energy_summary.json" 'j["whole_run"]["energy_source"] + " " + j["gpus"][0]["power_column"]')"
+check "no idle in the kernel window" "0.0" "$(json "$E/energy_summary.json" 'j["whole_run"]["idle_J"]')"
+check "agent matched (only file)" "only telemetry file of the node" "$(json "$E/energy_summary.json" 'j["gpus"][0]["trace_gpus"][0]["matched_by"]')"
+expect_grep '^k1,void k1\(int\*\),1,2,0\.7,100,350,' "$E/energy_per_kernel.csv" "CSV row: launches, ms, J, share, W"
+expect_grep '^TOTAL,TOTAL,' "$E/energy_per_kernel.csv" "CSV ends with TOTAL"
+expect_grep '^## Energy' "$E/energy.md" "energy.md has the Energy section"
+expect_grep '^\| k1 \| 0\.7 \| 100 \| 350 \|' "$E/energy.md" "energy.md row"
+expect_exit 0 "trace of the seed-layout run" -- python3 "$BR_SOURCE_DIR/tests/cli/check_trace.py" "$E/power_trace.json" 1 1
+
+# --- no kernel trace: the sampled span is idle --------------------------------
+N=$T/notrace
+mkdir -p "$N"
+cp "$S/profiling_result_synth_0.csv" "$N/"
+expect_exit 0 "energy without a trace" -- "$BENCHRUN" energy "$N"
+expect_grep 'no \*kernel_trace.csv' "$T/err" "warns that there is no trace"
+check "all idle: 0.2+0.3+0.4+0.5 J" "1.4" "$(json "$N/energy/energy_summary.json" 'round(j["whole_run"]["idle_J"], 12)')"
+
+# --- options on a generated counter run ----------------------------------------
+G=$T/gen
+"$GEN" --gpus 2 --launches 200 "$G" >/dev/null || fail "gen_power"
+expect_exit 0 "--energy-from power --fit-from none --out-dir" -- "$BENCHRUN" energy "$G" --energy-from power --fit-from none -o "$T/o1"
+check "power x time on request" "power x time" "$(json "$T/o1/energy_summary.json" 'j["whole_run"]["energy_source"]')"
+check "no fit on request" "False" "$(json "$T/o1/energy_summary.json" 'j["fit"]["done"]')"
+expect_exit 0 "--lag-ms 0 --fit-from counter" -- "$BENCHRUN" energy "$G" --lag-ms 0 --fit-from counter -o "$T/o2"
+check "lag given, not estimated" "0.0 False energy counter" "$(json "$T/o2/energy_summary.json" 'j["fit"]["lag_ms"], j["fit"]["lag_estimated"], j["fit"]["source"]' | tr -d "(),'")"
+expect_exit 0 "--telemetry one GPU of two" -- "$BENCHRUN" energy "$G" -T "$G/profiling_result_gen_1.csv" -o "$T/o3"
+check "one GPU read" "1 profiling_result_gen_1.csv" "$(json "$T/o3/energy_summary.json" 'len(j["gpus"]), j["gpus"][0]["file"]' | tr -d "(),'")"
+expect_exit 0 "two GPUs, 400 launches in the trace" -- python3 "$BR_SOURCE_DIR/tests/cli/check_trace.py" "$T/o2/power_trace.json" 2 400
+
+# --- size bound: 300,000 launches ----------------------------------------------
+B=$T/big
+"$GEN" --kernel tiny:200:0.05 --kernel small:300:0.08 --gap-ms 0.05 --launches 300000 "$B" >/dev/null || fail "gen_power big"
+expect_exit 0 "energy on 300,000 launches" -- "$BENCHRUN" energy "$B" --fit-from none
+n=$(json "$B/energy/power_trace.json" 'sum(1 for e in j["traceEvents"] if e["ph"] == "X")')
+if [ "$n" -le 200000 ]; then pass "slices bounded ($n <= 200000)"; else fail "slices not bounded: $n"; fi
+check "merging recorded" "True" "$(json "$B/energy/power_trace.json" 'j["otherData"]["slices_merged"] > 0')"
+expect_exit 0 "bounded trace is valid" -- python3 "$BR_SOURCE_DIR/tests/cli/check_trace.py" "$B/energy/power_trace.json" 1 -1
+check "every launch still in the CSV" "300000" "$(python3 -c 'import csv,sys; print(sum(int(r["launches"]) for r in csv.DictReader(open(sys.argv[1])) if r["kernel"] in ("tiny", "small")))' "$B/energy/energy_per_kernel.csv")"
+
+# --- malformed and missing inputs ----------------------------------------------
+M=$T/bad
+mkdir -p "$M"
+cp -r "$S/ktrace_synth" "$M/"
+{ head -3 "$S/profiling_result_synth_0.csv"; echo "2000000,111,oops,1000,nan,50"; } > "$M/profiling_result_synth_0.csv"
+expect_exit 1 "malformed telemetry row" -- "$BENCHRUN" energy "$M"
+expect_grep 'profiling_result_synth_0.csv:4: column .inst_power_W.' "$T/err" "error names file:line and column"
+mkdir -p "$T/empty"
+expect_exit 1 "no telemetry" -- "$BENCHRUN" energy "$T/empty"
+expect_grep 'no telemetry file' "$T/err" "says there is no telemetry"
+{ head -4 "$S/profiling_result_synth_0.csv"; printf '2000000,111,300,1100'; } > "$M/profiling_result_synth_0.csv"
+expect_exit 0 "truncated last line" -- "$BENCHRUN" energy "$M"
+expect_grep 'cut short' "$T/err" "warns about the cut line"
+{ echo "$TH"; echo '"KERNEL_DISPATCH","Agent 4",1,1,7,1,1,"k",1,5,x,0,0,8,0,16,64,1,1,64,1,1'; } > "$M/ktrace_synth/synth_7_kernel_trace.csv"
+expect_exit 1 "malformed trace" -- "$BENCHRUN" energy "$M"
+expect_grep 'synth_7_kernel_trace.csv:2:' "$T/err" "trace error names file:line"
+expect_exit 1 "not a folder" -- "$BENCHRUN" energy "$T/nope"
+
+# --- usage ---------------------------------------------------------------------
+expect_exit 2 "no PROF_DIR" -- "$BENCHRUN" energy
+expect_exit 2 "two folders" -- "$BENCHRUN" energy "$S" "$N"
+expect_exit 2 "bad --fit-from" -- "$BENCHRUN" energy "$S" --fit-from sometimes
+expect_exit 2 "bad --energy-from" -- "$BENCHRUN" energy "$S" --energy-from driver
+expect_exit 2 "bad --lag-ms" -- "$BENCHRUN" energy "$S" --lag-ms soon
+expect_exit 2 "unknown option" -- "$BENCHRUN" energy "$S" --frobnicate
+expect_exit 0 "--help" -- "$BENCHRUN" energy --help
+expect_grep 'usage: benchrun energy PROF_DIR' "$T/out" "help on stdout"
+finish
