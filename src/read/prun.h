@@ -12,6 +12,11 @@
  * The accounting window of every GPU of a node is the node's kernel window
  * [first start, last end] over all of its activity.
  *
+ * Copies: <prefix>_memory_copy_trace.csv beside each <prefix>_kernel_trace.csv
+ * (trace/copytrace.h; benchrun's CUPTI tracer writes them, rocprofv3 with
+ * --memory-copy-trace), each on the GPU whose engine it uses; copies in rocpd
+ * databases are not read yet.
+ *
  * Telemetry columns used: timestamp_ns, gfx_clock_MHz, hotspot_temp_C (else
  * edge_temp_C), energy_J with source_timestamp_ns (amdgpu: when the driver
  * filled the table; a reading's time, else the row's), and for power x time

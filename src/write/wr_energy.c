@@ -226,7 +226,10 @@ static void csv_row(FILE *fp, const char *name, const char *full, const struct w
     wr_csv_field(fp, name);
     fputc(',', fp);
     wr_csv_field(fp, full);
-    fprintf(fp, ",%s", wr_num(e->launches, b));
+    if (isfinite(e->launches))
+        fprintf(fp, ",%.0f", e->launches);
+    else
+        fputc(',', fp);
     fprintf(fp, ",%s", wr_num(e->time_ms, b));
     ecol_cells(fp, e, eff);
     fputc('\n', fp);

@@ -9,7 +9,8 @@
 # and longer (6, 30 ms) than a sample; an NVML-like run (1 ms sampler, power
 # refreshing every 50 ms, counter every 100 ms, driver samples every 20 ms,
 # 7 ms sensor lag, 3 W noise): the lag is found and the fit lies within 4 SE;
-# 2 GPUs, 2 nodes, and ranks that all call their GPU Agent 0.
+# 2 GPUs, 2 nodes, ranks that all call their GPU Agent 0, and host-to-device
+# copies (memory_copy_trace.csv beside the kernel trace) at their own power.
 . "$(dirname "$0")/lib.sh"
 GEN=$BR_BINARY_DIR/tests/gen_power
 CHECK=$BR_SOURCE_DIR/tests/cli/check_energy.py
@@ -39,6 +40,7 @@ run slow-refresh -- --period-ms 1 --no-counter --refresh-ms 50 --launches 1500
 run nvml-like --fit se --lag 7 0.5 -- --period-ms 1 --refresh-ms 50 --counter-ms 100 \
     --driver-ms 20 --lag-ms 7 --noise-W 3 --launches 2000
 run two-gpus -- --gpus 2 --agent-base 4
+run copies -- --gpus 2 --agent-base 3 --copies 0.2
 run two-nodes -- --gpus 2 --nodes 2 --launches 250
 run bind-per-task -- --gpus 3 --bind-per-task --launches 300
 

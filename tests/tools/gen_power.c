@@ -39,6 +39,7 @@
  *
  * Deterministic: xorshift64 from --seed.
  */
+#include "trace/copytrace.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -276,19 +277,20 @@ static int write_trace(const struct gen *g, const char *path, int agent, int pid
     return close_out(fp, path);
 }
 
-/* Copies as rocprofv3 7.x memory_copy_trace.csv rows (for the copy tests). */
+/* Copies as memory_copy_trace.csv rows (trace/copytrace.h), host to device. */
 static int write_copies(const char *path, int agent, const struct act *v, size_t n)
 {
     FILE *fp = open_out(path);
     if (!fp)
         return -1;
-    fputs("\"Kind\",\"Direction\",\"Stream_Id\",\"Source_Agent_Id\",\"Destination_Agent_Id\","
-          "\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"Bytes\"\n", fp);
-    long id = 0;
-    for (size_t i = 0; i < n; i++)
+    fputs(ct_header, fp);
+    uint64_t id = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct ct_copy c = { CT_H2D, CT_HOST, agent, 0, ++id, (uint64_t)v[i].s, (uint64_t)v[i].e,
+                             1048576 };
         if (v[i].k < 0)
-            fprintf(fp, "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",0,\"Host\",\"Agent %d\","
-                        "%ld,%lld,%lld,1048576\n", agent, ++id, (long long)v[i].s, (long long)v[i].e);
+            ct_write_row(fp, &c);
+    }
     return close_out(fp, path);
 }
 
