@@ -7,7 +7,8 @@
 #     test:  build + cmocka, python3 (test data generators)
 #     ci:    test + clang/libFuzzer runtime, numpy (independent binning
 #            reference), scipy (the compare clustering reference), Slurm and
-#            munge (real one-node cluster tests)
+#            munge (real one-node cluster tests), chromium (report.html
+#            opened in a headless browser, tests/cli/0323)
 set -euo pipefail
 level=${1:-build}
 
@@ -16,7 +17,7 @@ case "$level" in
   build) ;;
   test) pkgs+=(libcmocka-dev python3) ;;
   ci)   pkgs+=(libcmocka-dev python3 python3-numpy python3-scipy clang libclang-rt-14-dev
-               slurmctld slurmd slurm-client munge) ;;
+               slurmctld slurmd slurm-client munge chromium) ;;
   *) echo "install-deps.sh: unknown level '$level' (build|test|ci)" >&2; exit 2 ;;
 esac
 

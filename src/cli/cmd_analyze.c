@@ -7,14 +7,17 @@
  * and the writers (src/write). */
 #include "cli/cli.h"
 
+#include "energy/energy.h"
 #include "metrics/metrics.h"
 #include "read/cuptijson.h"
+#include "read/prun.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/fsutil.h"
 #include "util/strv.h"
 #include "util/xalloc.h"
 #include "write/analysis.h"
+#include "write/wr_energy.h"
 #include "write/wr_html.h"
 #include "write/wr_set.h"
 
@@ -34,13 +37,16 @@ static const char usage[] =
     "usage: benchrun analyze PMC_DIR [--power PROF_DIR] [--power-ktrace DIR|CSV]\n"
     "                        [--telemetry CSV...] [--clock-mhz X] [--counters FILE]\n"
     "                        [--arch NAME|FILE] [--out-dir DIR] [--top N] [--time-pct P]\n"
-    "                        [--top-n N] [--latency-pct P] [--perf-regex RE] [--progress]\n"
+    "                        [--top-n N] [--latency-pct P] [--perf-regex RE]\n"
+    "                        [--energy-from S] [--fit-from S] [--lag-ms L] [--progress]\n"
     "\n"
     "Per-kernel and whole-run metrics of a counter-profiling run (benchrun pmc):\n"
     "per-name sums within each pass, cross-pass rates only, roofline and bound\n"
     "labels, top kernels, data checks. Writes per_kernel_metrics.csv,\n"
     "top_kernels.csv, summary.json, report.md and report.html (self-contained:\n"
-    "tables, roofline, power-run timeline and vectors as inline SVG).\n"
+    "tables, roofline, power-run timeline and vectors as inline SVG). With a power\n"
+    "run: the energy of each kernel too (columns, summary.json energy, report.md\n"
+    "Energy, as benchrun energy computes it) and power_trace.json (Perfetto).\n"
     "\n"
     "  -p, --power PROF_DIR     power run (benchrun power): its kernel trace gives\n"
     "                           time shares and GPU busy %, its telemetry\n"
@@ -64,6 +70,9 @@ static const char usage[] =
     "  -r, --perf-regex RE      the app's timing line (POSIX extended regex; group 1\n"
     "                           = seconds) in each pass folder's log.*, *.txt, *.log\n"
     "                           (default: LAMMPS 'Loop time of ([0-9.eE+-]+)')\n"
+    "      --energy-from S      energy attribution source: auto, counter or power\n"
+    "      --fit-from S         power fit windows: auto, counter, driver, power, none\n"
+    "      --lag-ms L           sensor delay for the fit (default auto: estimated)\n"
     "  -P, --progress           progress on stderr\n"
     "  -h, --help               this help\n"
     "\n"
@@ -77,7 +86,11 @@ struct an_opts {
     double clock_mhz, time_pct, latency_pct;
     long top, top_n;
     bool progress;
+    struct prun_opts energy;
+    struct en_opts fit;
 };
+
+enum { OPT_ENERGY_FROM = 1000, OPT_FIT_FROM, OPT_LAG };
 
 static int opt_value(struct an_opts *o, int c, const char *a)
 {
@@ -93,6 +106,15 @@ static int opt_value(struct an_opts *o, int c, const char *a)
     case 'l': return cli_parse_double("analyze", "--latency-pct", a, 0, 100, &o->latency_pct);
     case 'n': return cli_parse_long("analyze", "--top", a, 1, 1000000, &o->top);
     case 'N': return cli_parse_long("analyze", "--top-n", a, 1, 1000000, &o->top_n);
+    case OPT_ENERGY_FROM:
+        return prun_parse_energy_from(a, &o->energy) == 0 ? 0
+             : cli_usage_error("analyze", "--energy-from: auto, counter or power, not '%s'", a);
+    case OPT_FIT_FROM:
+        return prun_parse_fit_from(a, &o->energy) == 0 ? 0
+             : cli_usage_error("analyze", "--fit-from: auto, counter, driver, power or none, not '%s'", a);
+    case OPT_LAG:
+        return prun_parse_lag(a, &o->fit.lag_ms) == 0 ? 0
+             : cli_usage_error("analyze", "--lag-ms: auto or milliseconds, not '%s'", a);
     default: return -1;
     }
 }
@@ -161,6 +183,9 @@ static int parse_args(int argc, char **argv, struct an_opts *o)
         { "time-pct", required_argument, NULL, 't' }, { "top-n", required_argument, NULL, 'N' },
         { "latency-pct", required_argument, NULL, 'l' },
         { "perf-regex", required_argument, NULL, 'r' }, { "progress", no_argument, NULL, 'P' },
+        { "energy-from", required_argument, NULL, OPT_ENERGY_FROM },
+        { "fit-from", required_argument, NULL, OPT_FIT_FROM },
+        { "lag-ms", required_argument, NULL, OPT_LAG },
         { "help", no_argument, NULL, 'h' }, { 0 },
     };
     int c;
@@ -606,6 +631,10 @@ struct an_state {
     struct rp_run run;
     struct rp_power power;
     bool have_power;
+    struct prun pr;                 /* the power run's telemetry, for the energy */
+    struct en_result en;
+    struct wr_energy we;
+    bool have_energy;
     struct arch_profile *ap;
     char *arch_source, *out_dir, *pmc_abs, *power_path;
     char **tel;
@@ -665,7 +694,7 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
         progress(o, "reading the power-run kernel trace");
         s->power_path = fs_abspath(kt);   /* as the seed's summary.json and report.md show it */
         s->have_power = true;   /* released even after a failed load */
-        if (rp_power_load(&s->power, &s->run.names, s->power_path) < 0)
+        if (rp_power_load_launches(&s->power, &s->run.names, s->power_path) < 0)
             return -1;
     }
     progress(o, "reading the telemetry for the sampled clock");
@@ -691,6 +720,36 @@ static void collector_notes(struct an_state *s)
     }
 }
 
+/* The energy of the power run (src/energy, as `benchrun energy`): needs its
+ * kernel trace and telemetry. No telemetry file: a warning, no energy. */
+static int energy(const struct an_opts *o, struct an_state *s, struct wr_info *wi)
+{
+    const char *dir = o->power ? o->power : s->power_path;
+    if (!s->have_power || (!o->ntelemetry && (!s->tel || !s->tel[0]))) {
+        if (s->have_power)
+            br_warn("energy: the power run has no telemetry file (profiling_result_*.csv): "
+                    "no energy per kernel");
+        return 0;
+    }
+    progress(o, "energy");
+    s->have_energy = true;         /* released even after a failure */
+    if (prun_read(&s->pr, dir, s->power_path, s->tel, &s->run.names, &s->power) != 0)
+        return -1;
+    prun_finish(&s->pr, dir, &o->energy);
+    if (prun_energy(&s->pr, &o->energy, &o->fit, &s->en) != 0)
+        return -1;
+    /* Not the seed's data checks: in summary.json energy.warnings, report.md Energy. */
+    for (size_t i = 0; i < s->pr.nwarn; i++)
+        br_warn("energy: %s", s->pr.warn[i]);
+    for (size_t i = 0; i < s->en.nwarn; i++)
+        br_warn("energy: %s", s->en.warn[i]);
+    char *abs = fs_abspath(dir);
+    wr_energy_init(&s->we, &s->en, &s->pr, abs, &s->run.names, &s->res);
+    s->we.prof_dir_owned = abs;
+    wi->energy = &s->we;
+    return 0;
+}
+
 static int run_analysis(const struct an_opts *o, struct an_state *s)
 {
     if (load_inputs(o, s) < 0)
@@ -712,7 +771,7 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
     mo.ninput_warn = s->input_warn.n;
     progress(o, "metrics");
     if (mx_compute(&s->res, s->ap, &s->run, wi.power, s->passes.d, s->passes.n, &mo) < 0 ||
-        perf_lines(o, &s->res) < 0)
+        perf_lines(o, &s->res) < 0 || energy(o, s, &wi) < 0)
         return -1;
     collector_notes(s);
     progress(o, "writing");
@@ -722,6 +781,11 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
     char *html = fs_path_join(s->tmp_dir, "report.html");
     int rc = wr_analysis(&s->res, &wi) < 0 ? -1 : wr_report_html(&s->res, &wi, o->power, html);
     free(html);
+    if (rc == 0 && wi.energy) {         /* part of the set: in the folder being written */
+        char *trace = fs_path_join(s->tmp_dir, "power_trace.json");
+        rc = wr_power_trace(wi.energy, trace);
+        free(trace);
+    }
     return rc == 0 ? wr_set_commit(s->out_dir, &s->tmp_dir) : -1;
 }
 
@@ -729,6 +793,11 @@ static void state_free(struct an_state *s)
 {
     wr_set_abort(&s->tmp_dir);  /* not committed: a failed write leaves the old set whole */
     strv_free(&s->input_warn);
+    if (s->we.en)
+        wr_energy_release(&s->we);
+    en_release(&s->en);
+    if (s->have_energy)
+        prun_release(&s->pr);
     mx_release(&s->res);
     arch_free(s->ap);
     if (s->have_power)
@@ -748,6 +817,7 @@ static void state_free(struct an_state *s)
 int cmd_analyze(int argc, char **argv)
 {
     struct an_opts o = { .time_pct = 90, .latency_pct = 10, .top = 20 };
+    en_opts_default(&o.fit);
     int rc = parse_args(argc, argv, &o);
     if (!o.perf_regex)
         o.perf_regex = default_perf_regex;

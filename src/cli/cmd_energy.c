@@ -74,11 +74,8 @@ static int opt_value(struct en_cli *o, int c, const char *a)
         return prun_parse_fit_from(a, &o->po) == 0 ? 0
              : cli_usage_error("energy", "--fit-from: auto, counter, driver, power or none, not '%s'", a);
     case 'l':
-        if (!strcmp(a, "auto")) {
-            o->eo.lag_ms = NAN;
-            return 0;
-        }
-        return cli_parse_double("energy", "--lag-ms", a, -10000, 10000, &o->eo.lag_ms);
+        return prun_parse_lag(a, &o->eo.lag_ms) == 0 ? 0
+             : cli_usage_error("energy", "--lag-ms: auto or milliseconds (-10000..10000), not '%s'", a);
     case 'n': return cli_parse_long("energy", "--top", a, 1, 1000000, &o->top);
     default: return -1;
     }

@@ -167,9 +167,10 @@ static int cmp_gpu(const void *a, const void *b)
 }
 
 int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const *telemetry,
-              struct intern *names)
+              struct intern *names, const struct rp_power *loaded)
 {
     memset(pr, 0, sizeof(*pr));
+    pr->pw = &pr->own;
     char **found = telemetry ? NULL : find_telemetry(dir);
     char *const *files = telemetry ? telemetry : found;
     size_t n = 0;
@@ -193,17 +194,21 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
         rc = br_error("%s: no telemetry file (profiling_result_*.csv)", dir);
     qsort(pr->gpu, pr->ngpus, sizeof(*pr->gpu), cmp_gpu);
     const char *kt = ktrace ? ktrace : dir;
-    char **traces = rc == 0 ? rp_find_files(kt, "kernel_trace.csv") : NULL;
-    if (rc == 0 && (traces[0] || ktrace)) {
+    char **traces = rc == 0 && !loaded ? rp_find_traces(kt) : NULL;
+    if (rc == 0 && loaded) {
         pr->have_trace = true;
-        rc = rp_power_load_launches(&pr->pw, names, kt);
+        pr->pw = loaded;
+    } else if (rc == 0 && (traces[0] || ktrace)) {
+        pr->have_trace = true;
+        rc = rp_power_load_launches(&pr->own, names, kt);
     } else if (rc == 0) {
-        warn(pr, "%s: no *kernel_trace.csv: all energy is idle, no kernel attribution", kt);
+        warn(pr, "%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": all energy is idle, no "
+             "kernel attribution", kt);
     }
     rp_strv_free(traces);
-    pr->key = xcalloc(pr->pw.ngpus + 1, sizeof(*pr->key));
-    for (uint32_t k = 0; k < pr->pw.ngpus; k++)
-        pr->key[pr->nkeys++] = (struct prun_key){ pr->pw.gpu[k].file, pr->pw.gpu[k].agent, -1,
+    pr->key = xcalloc(pr->pw->ngpus + 1, sizeof(*pr->key));
+    for (uint32_t k = 0; k < pr->pw->ngpus; k++)
+        pr->key[pr->nkeys++] = (struct prun_key){ pr->pw->gpu[k].file, pr->pw->gpu[k].agent, -1,
                                                   EN_MATCH_NONE, NAN };
     return rc;
 }
@@ -247,8 +252,8 @@ static int cmp_act(const void *a, const void *b)
 static struct key_act *key_activity(const struct prun *pr)
 {
     struct key_act *ka = xcalloc(pr->nkeys + 1, sizeof(*ka));
-    for (size_t i = 0; i < pr->pw.nlaunch; i++) {
-        const struct rp_launch *l = &pr->pw.launch[i];
+    for (size_t i = 0; i < pr->pw->nlaunch; i++) {
+        const struct rp_launch *l = &pr->pw->launch[i];
         ka_push(&ka[l->gpu], (struct en_act){ l->start_ns, l->end_ns, l->kernel, EN_KERNEL });
     }
     for (size_t i = 0; i < pr->ncopies; i++) {
@@ -270,7 +275,7 @@ static bool key_groups(const struct prun *pr, const char *root, int *grp)
         grp[k] = -1;
         for (size_t g = 0; g < pr->ngpus && grp[k] < 0; g++)
             if (pr->gpu[g].node &&
-                rp_path_in_node(root, pr->pw.files[pr->key[k].file], pr->gpu[g].node))
+                rp_path_in_node(root, pr->pw->files[pr->key[k].file], pr->gpu[g].node))
                 grp[k] = (int)g, by_node = true;
     }
     if (!by_node)
@@ -338,7 +343,7 @@ static void gpu_activity(struct prun *pr, struct key_act *ka)
         if (t < 0) {
             if (ka[k].n)
                 warn(pr, "%s (agent %llu): no telemetry file of its node: its %zu launch(es) "
-                     "get no energy", pr->pw.files[pr->key[k].file],
+                     "get no energy", pr->pw->files[pr->key[k].file],
                      (unsigned long long)pr->key[k].agent, ka[k].n);
             continue;
         }
@@ -445,7 +450,7 @@ void prun_finish(struct prun *pr, const char *dir, const struct prun_opts *o)
 int prun_load(struct prun *pr, const char *dir, const char *ktrace, char *const *telemetry,
               struct intern *names, const struct prun_opts *o)
 {
-    if (prun_read(pr, dir, ktrace, telemetry, names) != 0)
+    if (prun_read(pr, dir, ktrace, telemetry, names, NULL) != 0)
         return -1;
     prun_finish(pr, dir, o);
     return 0;
@@ -484,7 +489,7 @@ void prun_release(struct prun *pr)
     for (size_t i = 0; i < pr->nwarn; i++)
         free(pr->warn[i]);
     free(pr->warn);
-    rp_power_release(&pr->pw);
+    rp_power_release(&pr->own);
     memset(pr, 0, sizeof(*pr));
 }
 
@@ -493,7 +498,7 @@ int prun_energy(const struct prun *pr, const struct prun_opts *o, const struct e
 {
     struct en_gpu *in = xcalloc(pr->ngpus + 1, sizeof(*in));
     prun_en_inputs(pr, o, in);
-    int rc = en_compute(in, pr->ngpus, pr->pw.nkernels > 0 ? pr->pw.nkernels : 0, eo, res);
+    int rc = en_compute(in, pr->ngpus, pr->pw->nkernels > 0 ? pr->pw->nkernels : 0, eo, res);
     if (rc != 0)
         br_error("energy: %s", res->nwarn ? res->warn[0] : "invalid input");
     free(in);
@@ -528,5 +533,19 @@ int prun_parse_fit_from(const char *s, struct prun_opts *o)
         o->no_fit = true;
     else
         return -1;
+    return 0;
+}
+
+int prun_parse_lag(const char *s, double *lag_ms)
+{
+    if (!strcmp(s, "auto")) {
+        *lag_ms = NAN;
+        return 0;
+    }
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(fabs(v) <= 10000))
+        return -1;
+    *lag_ms = v;
     return 0;
 }

@@ -80,7 +80,8 @@ struct prun_opts {
 };
 
 struct prun {
-    struct rp_power pw;             /* the kernel trace, launches kept */
+    const struct rp_power *pw;      /* the kernel trace with its launches: own, or the caller's */
+    struct rp_power own;
     bool have_trace;
     size_t ngpus;
     struct prun_gpu *gpu;
@@ -94,11 +95,12 @@ struct prun {
 
 /* Reads the telemetry files (NULL-terminated list; NULL: every
  * profiling_result_*.csv under dir) with their driver power files, and the
- * kernel trace (ktrace: a CSV or folder; NULL: dir) into names. A missing
- * trace is not an error (have_trace false, a warning). 0, or -1 after
- * printing the error. pr is always releasable. */
+ * kernel trace (ktrace: a CSV or folder; NULL: dir) into names, or uses the
+ * trace the caller loaded with rp_power_load_launches (loaded, not NULL; it
+ * must outlive pr). A missing trace is not an error (have_trace false, a
+ * warning). 0, or -1 after printing the error. pr is always releasable. */
 int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const *telemetry,
-              struct intern *names);
+              struct intern *names, const struct rp_power *loaded);
 /* A copy of the trace file trace_file (a path in pw.files order; the
  * trace's own file for copies read next to it) on agent (before prun_finish). */
 void prun_add_copy(struct prun *pr, uint32_t trace_file, uint64_t agent, int64_t start_ns,
@@ -120,5 +122,7 @@ int prun_energy(const struct prun *pr, const struct prun_opts *o, const struct e
  * auto|counter|driver|power|none (none: no_fit). 0, or -1 when unknown. */
 int prun_parse_energy_from(const char *s, struct prun_opts *o);
 int prun_parse_fit_from(const char *s, struct prun_opts *o);
+/* --lag-ms auto|MS (auto: NaN, estimated); MS within ±10 s. 0, or -1. */
+int prun_parse_lag(const char *s, double *lag_ms);
 
 #endif

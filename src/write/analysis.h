@@ -18,6 +18,8 @@
 
 #include "metrics/metrics.h"
 
+struct wr_energy;                   /* write/wr_energy.h */
+
 /* Everything the writers show besides the metric rows. */
 struct wr_info {
     const char *pmc_dir;            /* as given (absolute preferred) */
@@ -38,12 +40,15 @@ struct wr_info {
      * order; nfiles 0: none), reported when the power run has none. */
     const struct rp_copies *pass_copies;
     uint32_t npass_copies;
+    const struct wr_energy *energy; /* the power run's energy analysis, or NULL */
 };
 
 /* Writes the four files. 0, or -1 after printing the error. */
 int wr_analysis(const struct mx_result *res, const struct wr_info *in);
 
-int wr_per_kernel_csv(const struct mx_result *res, const char *path);
+/* energy: its columns after all the others (NULL: none). */
+int wr_per_kernel_csv(const struct mx_result *res, const struct wr_energy *energy,
+                      const char *path);
 int wr_top_csv(const struct mx_result *res, const char *path);
 int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const char *path);
 int wr_report_md(const struct mx_result *res, const struct wr_info *in, const char *path);
@@ -72,6 +77,10 @@ extern const size_t wr_ntopcols;
 /* The seed's power-run spans over the GPUs (trace file, agent): the longest
  * last end - first start, and the mean busy time, in s (NaN without GPUs). */
 void wr_power_spans(const struct rp_power *pw, double *span_s, double *busy_s);
+/* A report_whole_run label or unit of the profile with {NAME} and
+ * {NAME:%.1f} expanded: a constant, a metric's TOTAL value, launch_pass
+ * (1-based) or latency_pct (wr_md.c). Allocated. */
+char *wr_report_label(const char *tmpl, const struct mx_result *res, const struct wr_info *in);
 /* Clock source as text ("sampled", "override", "counters (GRBM fallback)"). */
 const char *wr_clock_source(const struct mx_result *res);
 

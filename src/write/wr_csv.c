@@ -7,6 +7,7 @@
  * integers without a point, "nan" for a missing counter or 0/0, and an empty
  * cell where the metric does not apply (mx_cell_kind). */
 #include "write/analysis.h"
+#include "write/wr_energy.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -92,7 +93,8 @@ static void cell(FILE *fp, const struct mx_result *res, uint32_t r, int m)
         fputs(wr_cell_text(res, r, m, b), fp);
 }
 
-static void metric_row(FILE *fp, const struct mx_result *res, uint32_t r)
+static void metric_row(FILE *fp, const struct mx_result *res, const struct wr_energy *e,
+                       uint32_t r)
 {
     bool tot = r == res->nk;
     wr_csv_field(fp, tot ? "TOTAL" : res->shortname[r]);
@@ -104,6 +106,8 @@ static void metric_row(FILE *fp, const struct mx_result *res, uint32_t r)
         fputc(',', fp);
         cell(fp, res, r, m);
     }
+    if (e)
+        wr_energy_cells(fp, e, tot ? -1 : (long)res->kid[r]);
     fputc('\n', fp);
 }
 
@@ -112,7 +116,8 @@ static int finish(struct fs_atomic *a)
     return fs_atomic_commit(a);     /* says why a write failed */
 }
 
-int wr_per_kernel_csv(const struct mx_result *res, const char *path)
+int wr_per_kernel_csv(const struct mx_result *res, const struct wr_energy *energy,
+                      const char *path)
 {
     struct fs_atomic a;
     if (fs_atomic_open(&a, path) < 0)
@@ -121,10 +126,12 @@ int wr_per_kernel_csv(const struct mx_result *res, const char *path)
     for (int m = 0; m < res->ap->nmetrics; m++)
         if (!res->ap->metrics[m].hidden)
             fprintf(a.fp, ",%s", res->ap->metrics[m].name);
+    for (size_t i = 0; energy && i < wr_energy_ncols; i++)
+        fprintf(a.fp, ",%s", wr_energy_cols[i]);
     fputc('\n', a.fp);
-    metric_row(a.fp, res, res->nk);
+    metric_row(a.fp, res, energy, res->nk);
     for (uint32_t i = 0; i < res->nk; i++)
-        metric_row(a.fp, res, res->by_time[i]);
+        metric_row(a.fp, res, energy, res->by_time[i]);
     return finish(&a);
 }
 
@@ -171,7 +178,7 @@ int wr_analysis(const struct mx_result *res, const struct wr_info *in)
     int rc = 0;
     for (int i = 0; i < 4 && rc == 0; i++) {
         char *p = fs_path_join(in->out_dir, names[i]);
-        rc = i == 0 ? wr_per_kernel_csv(res, p) : i == 1 ? wr_top_csv(res, p)
+        rc = i == 0 ? wr_per_kernel_csv(res, in->energy, p) : i == 1 ? wr_top_csv(res, p)
            : i == 2 ? wr_summary_json(res, in, p) : wr_report_md(res, in, p);
         free(p);
     }

@@ -164,6 +164,7 @@ void wr_energy_release(struct wr_energy *w)
     free(w->shortname);
     free(w->order);
     free(w->mx_row);
+    free(w->prof_dir_owned);
     memset(w, 0, sizeof(*w));
 }
 
@@ -362,7 +363,7 @@ static json_t *gpus_json(const struct wr_energy *w)
         for (size_t k = 0; k < pr->nkeys; k++)
             if (pr->key[k].tel == (int)g)
                 json_array_append_new(keys, json_pack("{s:s, s:I, s:s, s:o}", "trace_file",
-                    pr->pw.files[pr->key[k].file], "agent", (json_int_t)pr->key[k].agent,
+                    pr->pw->files[pr->key[k].file], "agent", (json_int_t)pr->key[k].agent,
                     "matched_by", en_match_name(pr->key[k].how), "correlation", jnum(pr->key[k].r)));
         json_t *o = whole_json(&w->en->gpu[g]);
         json_object_set_new(o, "file", json_string(pg->name));
@@ -417,7 +418,10 @@ static const char *num(double v, char *b)
 {
     if (!isfinite(v))
         return strcpy(b, "");
-    snprintf(b, 32, fabs(v) >= 100 || v == floor(v) ? "%.0f" : "%.3g", v);
+    if (fabs(v) >= 1e6)
+        snprintf(b, 32, "%.3g", v);
+    else
+        snprintf(b, 32, fabs(v) >= 100 || v == floor(v) ? "%.0f" : "%.3g", v);
     return b;
 }
 

@@ -25,6 +25,7 @@ struct wr_energy {
     const struct en_result *en;
     const struct prun *pr;
     const char *prof_dir;
+    char *prof_dir_owned;           /* freed by wr_energy_release when set */
     char *const *full;              /* [nkernels] full names by kernel id */
     char **shortname;               /* [nkernels] display names (owned) */
     uint32_t *order;                /* kernel ids with time, by descending energy */

@@ -4,10 +4,14 @@
  * from wr_svg.c. Every string from the input is escaped; NaN prints "—". */
 #include "write/wr_html.h"
 
+#include "write/wr_energy.h"
+
 #include "util/error.h"
 #include "util/fsutil.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char css[] =
@@ -18,7 +22,9 @@ static const char css[] =
     "tr.tot{font-weight:bold;background:#f4f4f4}.scroll{overflow-x:auto}"
     "dl{font-size:12px}dt{font-weight:bold;float:left;clear:left;width:11em}"
     "dd{margin-left:12em}svg{background:#fff;border:1px solid #ddd;margin:.3em}"
-    ".warn li{color:#8a4b00}figure{display:inline-block;margin:0 1em 0 0}";
+    ".warn li{color:#8a4b00}figure{display:inline-block;margin:0 1em 0 0}"
+    "table.summary{font-size:14px}table.summary th{background:#eef3f8;position:static;width:9em}"
+    ".nav{font-size:13px}";
 
 void wr_html_esc(FILE *fp, const char *s)
 {
@@ -75,11 +81,11 @@ void wr_html_begin(FILE *fp, const char *title)
     fputs("</h1>\n", fp);
 }
 
-static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+/* What the run was: inputs, profile, clock (at the end of the page). */
+static void inputs(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     char b[32];
-    wr_html_begin(fp, "benchrun analyze");
-    fputs("<ul>\n", fp);
+    fputs("<h2 id=inputs>Inputs</h2>\n<ul>\n", fp);
     li_kv(fp, "pmc run", in->pmc_dir);
     fputs("<li>arch: ", fp);
     wr_html_esc(fp, res->ap->arch);
@@ -100,16 +106,104 @@ static void head(FILE *fp, const struct mx_result *res, const struct wr_info *in
             res->share_from_power ? "power-run kernel trace" : "counter passes");
 }
 
-static void whole(FILE *fp, const struct mx_result *res)
+static double total_of(const struct mx_result *res, const char *metric)
 {
-    fputs("<h2>Whole run</h2>\n<table><tr><th class=l>metric</th><th>value</th>"
-          "<th class=l>unit</th><th class=l>definition</th></tr>\n", fp);
+    int m = mx_metric_index(res->ap, metric);
+    return m >= 0 ? mx_value(res, res->nk, m) : NAN;
+}
+
+static void sum_row(FILE *fp, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sum_row(FILE *fp, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(fp, "<tr><th class=l>%s</th><td class=l>", what);
+    vfprintf(fp, fmt, ap);
+    fputs("</td></tr>\n", fp);
+    va_end(ap);
+}
+
+/* The summary a reader wants first: GPU, clock, GPU busy, throughput and its
+ * share of peak, energy, the bound of the top kernels. Strings of the
+ * profile are its own (not input data), numbers are formatted here. */
+static void summary(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    char b[6][32];
+    wr_html_begin(fp, "benchrun analyze");
+    fputs("<table class=summary>\n<tr><th class=l>GPU</th><td class=l>", fp);
+    wr_html_esc(fp, res->ap->product);
+    fputs(" (", fp);
+    wr_html_esc(fp, res->ap->arch);
+    if (in->power)
+        fprintf(fp, "), %u GPU(s) in the power run</td></tr>\n", in->power->ngpus);
+    else
+        fputs(")</td></tr>\n", fp);
+    sum_row(fp, "clock", "%s MHz (%s)", res->clock_src == MX_CLOCK_FALLBACK ? "per kernel"
+            : wr_html_num(res->clock_mhz, b[0]), wr_clock_source(res));
+    if (in->power)
+        sum_row(fp, "GPU busy", "%s %% of the kernel window (power run)",
+                wr_html_num(rp_power_busy_pct(in->power), b[0]));
+    sum_row(fp, "throughput", "%s TFLOP/s in all precisions, %s %% of the peak of its mix; "
+            "memory %s TB/s, %s %% of peak", wr_html_num(total_of(res, "TFLOPs_all"), b[0]),
+            wr_html_num(total_of(res, "compute_peak_pct"), b[1]),
+            wr_html_num(total_of(res, "mem_BW_TBps"), b[2]),
+            wr_html_num(total_of(res, "mem_BW_peak_pct"), b[3]));
+    if (in->energy) {
+        const struct en_whole *a = &in->energy->en->all;
+        sum_row(fp, "energy", "%s J in the kernel window (%s), %s %% in kernels; mean %s W, "
+                "peak %s W", wr_html_num(a->total_J, b[0]),
+                a->mixed ? "mixed sources" : en_src_name(a->src),
+                wr_html_num(a->total_J > 0 ? 100 * a->kernels_J / a->total_J : NAN, b[1]),
+                wr_html_num(a->mean_W, b[2]), wr_html_num(a->peak_W, b[3]));
+    }
+    fputs("<tr><th class=l>top kernels</th><td class=l>", fp);
+    int bm = mx_metric_index(res->ap, "bound_mix"), ts = mx_metric_index(res->ap, "time_share_pct");
+    for (uint32_t i = 0; i < res->ntop && i < 5; i++) {
+        uint32_t r = res->order[i];
+        const char *bound = bm >= 0 ? mx_label(res, r, bm) : NULL;
+        fprintf(fp, "%s<span style='color:%s'>&#9679;</span> ", i ? "<br>" : "",
+                wr_colors[(i + 1) % WR_NCOLORS]);
+        wr_html_esc(fp, res->shortname[r]);
+        fprintf(fp, ": %s %% of the time, <b>", wr_html_num(ts >= 0 ? mx_value(res, r, ts) : NAN, b[0]));
+        wr_html_esc(fp, bound && *bound ? bound : "\xe2\x80\x94");
+        fputs("</b>", fp);
+    }
+    if (res->ntop > 5)
+        fprintf(fp, "<br>and %u more (below)", res->ntop - 5);
+    fputs("</td></tr>\n</table>\n<p class=nav><a href='#roofline'>roofline</a> &middot; "
+          "<a href='#timeline'>power timeline</a> &middot; <a href='#energy'>energy</a> &middot; "
+          "<a href='#top'>top kernels</a> &middot; <a href='#whole'>all metrics</a> &middot; "
+          "<a href='#inputs'>inputs</a></p>\n", fp);
+}
+
+/* The seed's labels of metric m (report_whole_run rows), "; " between. */
+static void labels_of(FILE *fp, const struct mx_result *res, const struct wr_info *in, int m)
+{
+    int n = 0;
+    for (int i = 0; i < res->ap->nreport; i++) {
+        if (res->ap->report[i].metric != m)
+            continue;
+        char *l = wr_report_label(res->ap->report[i].label, res, in);
+        fputs(n++ ? "; " : "", fp);
+        wr_html_esc(fp, l);
+        free(l);
+    }
+}
+
+static void whole(FILE *fp, const struct mx_result *res, const struct wr_info *in)
+{
+    fputs("<h2 id=whole>All metrics, whole run</h2>\n<table><tr><th class=l>metric</th>"
+          "<th class=l>report label</th><th>value</th><th class=l>unit</th>"
+          "<th class=l>definition</th></tr>\n", fp);
     for (int m = 0; m < res->ap->nmetrics; m++) {
         const struct arch_metric *am = &res->ap->metrics[m];
         if (am->hidden)
             continue;
         fputs("<tr><td class=l>", fp);
         wr_html_esc(fp, am->name);
+        fputs("</td><td class=l>", fp);
+        labels_of(fp, res, in, m);
         fputs("</td>", fp);
         cell(fp, res, res->nk, am->name);
         fputs("<td class=l>", fp);
@@ -142,7 +236,7 @@ static void top_row(FILE *fp, const struct mx_result *res, uint32_t r)
 static void top(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     uint32_t rows = res->ntop < (uint32_t)in->top_rows ? res->ntop : (uint32_t)in->top_rows;
-    fprintf(fp, "<h2>Top kernels</h2>\n<p>%u kernel(s) cover ", res->ntop);
+    fprintf(fp, "<h2 id=top>Top kernels</h2>\n<p>%u kernel(s) cover ", res->ntop);
     if (in->top_n > 0)
         fprintf(fp, "the --top-n %d", in->top_n);
     else
@@ -194,14 +288,17 @@ int wr_report_html(const struct mx_result *res, const struct wr_info *in, const 
     struct fs_atomic a;
     if (fs_atomic_open(&a, path) < 0)
         return -1;
-    head(a.fp, res, in);
-    whole(a.fp, res);
-    warnings(a.fp, res);
-    top(a.fp, res, in);
+    summary(a.fp, res, in);
     wr_svg_roofline(a.fp, res, in);
-    int rc = in->power ? wr_svg_timeline(a.fp, in) : 0;
+    int rc = in->power ? wr_svg_timeline(a.fp, res, in) : 0;
+    if (in->energy)
+        wr_svg_energy(a.fp, res, in);
+    top(a.fp, res, in);
+    warnings(a.fp, res);
+    whole(a.fp, res, in);
     if (prof_dir)
         wr_svg_vectors(a.fp, prof_dir);
+    inputs(a.fp, res, in);
     fputs("</body></html>\n", a.fp);
     if (rc < 0) {
         fs_atomic_abort(&a);

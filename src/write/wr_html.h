@@ -34,10 +34,29 @@ void wr_html_esc(FILE *fp, const char *s);
 size_t wr_decimate(const double *x, const double *y, size_t n, double x0, double x1, size_t nb,
                    double *ox, double *oy);
 
-/* ---- wr_svg.c: the plots (internal to the writer) ---- */
+/* ---- wr_svg.c, wr_timeline.c: the plots (internal to the writer) ---- */
+#define WR_NCOLORS 8
+/* Colour of the top kernel of rank r (1-based; roofline dots, timeline spans,
+ * energy bars): wr_colors[r % WR_NCOLORS]. */
+extern const char *const wr_colors[WR_NCOLORS];
+
+/* Streaming min/max decimator (wr_decimate's rule, one point at a time). */
+struct dec {
+    double x0, span;
+    size_t nb, cur, k;
+    double lx, ly, hx, hy;     /* lowest and highest point of bucket cur */
+    double *ox, *oy;           /* room for 2 * nb points */
+};
+void dec_init(struct dec *d, double x0, double x1, size_t nb, double *ox, double *oy);
+void dec_push(struct dec *d, double x, double y);
+void dec_flush(struct dec *d);
+
 void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info *in);
-/* 0, or -1 when a telemetry file cannot be read (printed). */
-int wr_svg_timeline(FILE *fp, const struct wr_info *in);
+/* The power-run timeline (wr_timeline.c). 0, or -1 when a telemetry file
+ * cannot be read (printed). */
+int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info *in);
+/* Energy per kernel as bars (wr_timeline.c; in->energy set). */
+void wr_svg_energy(FILE *fp, const struct mx_result *res, const struct wr_info *in);
 void wr_svg_vectors(FILE *fp, const char *prof_dir);
 /* One vector as a bar chart in a <figure>: n bars (hover: bin [edges[i],
  * edges[i+1]) when edges is not NULL, else the entry number), y scaled to ymax

@@ -8,6 +8,7 @@
  * writer (jsonw). NaN and "does not apply" are null. */
 #include "write/analysis.h"
 #include "write/wr_copies.h"
+#include "write/wr_energy.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -260,6 +261,8 @@ int wr_summary_json(const struct mx_result *res, const struct wr_info *in, const
     json_object_set_new(root, "time_share_source", json_string(res->share_from_power
                         ? "power-run kernel trace" : "counter passes"));
     json_object_set_new(root, "top_kernels", top_array(res));
+    if (in->energy)
+        json_object_set_new(root, "energy", wr_energy_json(in->energy));
     struct strbuf sb;
     struct jsonw w;
     sb_init(&sb);

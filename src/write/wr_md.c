@@ -9,6 +9,7 @@
  * from agent_info. Paths are printed as given so a test can normalize them. */
 #include "write/analysis.h"
 #include "write/wr_copies.h"
+#include "write/wr_energy.h"
 
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -141,7 +142,7 @@ static void mcell(FILE *fp, const struct mx_result *res, uint32_t r, const char 
 
 /* Expands {NAME} / {NAME:%.1f} in a label: a constant, a metric's TOTAL
  * value, launch_pass (1-based) or latency_pct. */
-static char *expand(const char *t, const struct mx_result *res, const struct wr_info *in)
+char *wr_report_label(const char *t, const struct mx_result *res, const struct wr_info *in)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -207,7 +208,7 @@ static void whole(FILE *fp, const struct mx_result *res, const struct wr_info *i
     fputs("| Metric | Value | Unit |\n|---|---|---|\n", fp);
     for (int i = 0; i < ap->nreport; i++) {
         const struct arch_report_row *rr = &ap->report[i];
-        char *label = expand(rr->label, res, in), *unit = expand(rr->unit, res, in);
+        char *label = wr_report_label(rr->label, res, in), *unit = wr_report_label(rr->unit, res, in);
         fputs("| ", fp);
         md_cell(fp, label);
         fputs(" | ", fp);
@@ -274,7 +275,7 @@ static void top_n(FILE *fp, const struct mx_result *res, const struct wr_info *i
     uint32_t rows = res->nk < (uint32_t)in->top_rows ? res->nk : (uint32_t)in->top_rows;
     fprintf(fp, "## Top %d kernels by GPU time\n\n| Kernel |", in->top_rows);
     for (int c = 0; c < NTOPN; c++) {
-        char *h = expand(topn_cols[c].head, res, in);
+        char *h = wr_report_label(topn_cols[c].head, res, in);
         fprintf(fp, " %s |", h);
         free(h);
     }
@@ -299,7 +300,7 @@ static void top_n(FILE *fp, const struct mx_result *res, const struct wr_info *i
             rest += mx_value(res, res->by_time[i], ms);
         fprintf(fp, "\n%u more kernels: %.1f%% of GPU time.\n", res->nk - rows, rest);
     }
-    char *legend = expand(
+    char *legend = wr_report_label(
         "\nColumns: `thr/{WAVE}` threads active per vector instruction; `max` the kernel's own "
         "waves/CU limit from registers and LDS; `issue %` share of a wave's resident time spent "
         "issuing; `FP64 TF/s` issued (all {WAVE} lanes); `useful TF/s` issued x thread utilisation; "
@@ -338,7 +339,7 @@ static void covering(FILE *fp, const struct mx_result *res, const struct wr_info
         }
         fputs(" |\n", fp);
     }
-    char *legend = expand(
+    char *legend = wr_report_label(
         "\nColumns: `CU util` SQ_BUSY_CU_CYCLES share; `VALU busy` share of CU cycles issuing "
         "vector instructions; `VALU lanes` share of the {WAVE} lanes active per vector instruction; "
         "`MFMA util` matrix-core busy share; FLOP rates are achieved TFLOP/s (INT8 as TOP/s) over "
@@ -511,6 +512,8 @@ int wr_report_md(const struct mx_result *res, const struct wr_info *in, const ch
     data_checks(a.fp, res, in);
     warnings(a.fp, res);
     wr_copies_md(a.fp, in);
+    if (in->energy)
+        wr_energy_md(a.fp, in->energy, in->top_rows);
     inputs(a.fp, res, in);
     all_metrics(a.fp, res);
     passes(a.fp, res, in);
