@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 #include "util/strv.h"
 #include "util/xalloc.h"
+#include "write/wr_energy.h"
 
 #include <getopt.h>
 #include <glob.h>
@@ -74,6 +75,7 @@ static int generate(struct strv *paths, bool from_share, struct strbuf *out)
         if (rc < 0)
             return -1;
     }
+    wr_energy_doc(out);
     return 0;
 }
 

@@ -127,7 +127,7 @@ int wr_per_kernel_csv(const struct mx_result *res, const struct wr_energy *energ
         if (!res->ap->metrics[m].hidden)
             fprintf(a.fp, ",%s", res->ap->metrics[m].name);
     for (size_t i = 0; energy && i < wr_energy_ncols; i++)
-        fprintf(a.fp, ",%s", wr_energy_cols[i]);
+        fprintf(a.fp, ",%s", wr_energy_col_name(i));
     fputc('\n', a.fp);
     metric_row(a.fp, res, energy, res->nk);
     for (uint32_t i = 0; i < res->nk; i++)

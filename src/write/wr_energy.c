@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "vectors/jsonw.h"
 #include "write/analysis.h"
@@ -25,13 +26,71 @@ static const char *const eff_metric[WR_NEFF] = {
     "mem_BW_TBps",
 };
 
-const char *const wr_energy_cols[] = {
-    "energy_J", "energy_share_pct", "power_running_W", "clock_running_MHz",
-    "energy_per_launch_J", "energy_resolved_pct", "power_fit_W", "power_fit_se_W",
-    "energy_fit_J", "power_fit", "GFLOP_per_J_FP64", "GFLOP_per_J_FP32", "GFLOP_per_J_FP16",
-    "GFLOP_per_J_lowp", "GFLOP_per_J_all", "mem_bytes_per_J",
+/* The energy columns: name, unit, definition (docs/metrics.md, wr_energy_doc). */
+static const struct { const char *name, *unit, *def; } ecols[] = {
+    { "energy_J", "J", "attributed energy: each sensor segment's energy (the energy counter's "
+      "difference between two readings, else power x time: a power sample x the time since the "
+      "previous one) split over what ran in it by overlap time, concurrent launches sharing it "
+      "equally; summed over launches and GPUs. TOTAL: the kernels' sum" },
+    { "energy_share_pct", "%", "energy_J / the whole run's energy (kernels + copies + idle in the "
+      "kernel window) x 100" },
+    { "power_running_W", "W", "energy_J / the kernel's running time inside sensor segments" },
+    { "clock_running_MHz", "MHz", "time-weighted mean gfx clock while it runs (a sample's clock "
+      "holds since the previous sample)" },
+    { "energy_per_launch_J", "J", "energy_J / launches in the power run" },
+    { "energy_resolved_pct", "%", "share of its running time in sensor segments where it was the "
+      "only class running for the whole segment; where low, the attributed split follows time, "
+      "not power: use the fit" },
+    { "power_fit_W", "W", "least-squares mean power while it runs: window power = P_idle x idle "
+      "fraction + sum of P_k x busy fraction of k, weighted by window length, over the sensor's "
+      "windows (energy counter intervals, NVML driver power samples or power refreshes: the most "
+      "numerous), the sensor's lag fitted; a group's or the other kernels' power when so" },
+    { "power_fit_se_W", "W", "its standard error: sqrt(sigma^2 (X'WX)^-1) from the weighted "
+      "residual variance, x sqrt((1 + rho) / (1 - rho)) for a lag-1 residual autocorrelation "
+      "rho > 0" },
+    { "energy_fit_J", "J", "power_fit_W x running time" },
+    { "power_fit", "", "ok (its own column), uncertain (SE > 20 % of the power, or power <= 0), "
+      "group N (its busy fraction is collinear with others', VIF > 100: only the group's power is "
+      "identifiable), other (under 0.5 % of the activity time or beyond the 24 largest: pooled), "
+      "none (no fit)" },
+    { "GFLOP_per_J_FP64", "GFLOP/J", "TFLOPs_FP64 x 1000 / power_running_W (counter run's rate; "
+      "analyze only)" },
+    { "GFLOP_per_J_FP32", "GFLOP/J", "TFLOPs_FP32 x 1000 / power_running_W" },
+    { "GFLOP_per_J_FP16", "GFLOP/J", "TFLOPs_FP16_VALU x 1000 / power_running_W" },
+    { "GFLOP_per_J_lowp", "GFLOP/J", "TFLOPs_lowp_MFMA x 1000 / power_running_W" },
+    { "GFLOP_per_J_all", "GFLOP/J", "TFLOPs_all x 1000 / power_running_W" },
+    { "mem_bytes_per_J", "B/J", "mem_BW_TBps x 1e12 / power_running_W" },
 };
-const size_t wr_energy_ncols = sizeof(wr_energy_cols) / sizeof(wr_energy_cols[0]);
+#define NECOLS (sizeof(ecols) / sizeof(ecols[0]))
+
+const char *wr_energy_col_name(size_t i)
+{
+    return i < NECOLS ? ecols[i].name : "";
+}
+
+const size_t wr_energy_ncols = NECOLS;
+
+void wr_energy_doc(struct strbuf *out)
+{
+    sb_adds(out, "## Energy (power run; every profile)\n\n"
+        "`benchrun energy PROF_DIR` and `benchrun analyze ... --power PROF_DIR` (columns after "
+        "all the others in per_kernel_metrics.csv, `energy` in summary.json, report.md's Energy "
+        "section) compute these from the power run's telemetry and kernel trace, which share "
+        "CLOCK_BOOTTIME; they are not profile expressions. Per GPU, then pooled over the GPUs "
+        "(sums). The whole run is the kernel window [first start, last end] of each node. Two "
+        "methods, each number says which: the attribution (`energy_J` and what is derived from "
+        "it) and the fit (`power_fit_*`, `energy_fit_J`). Known answers: tests/cli/0670 "
+        "(tests/tools/gen_power.c).\n\n| column | unit | definition |\n|---|---|---|\n");
+    for (size_t i = 0; i < NECOLS; i++)
+        sb_addf(out, "| `%s` | %s | %s |\n", ecols[i].name, *ecols[i].unit ? ecols[i].unit : "–",
+                ecols[i].def);
+    sb_adds(out, "\nWhole run (`energy.whole_run`): `energy_J` = `kernels_J` + `copies_J` + "
+        "`idle_J` over the kernel window, `mean_power_W` = energy / time covered by the sensor "
+        "(summed over GPUs), `peak_power_W` the largest power sample in the window, "
+        "`cross_check`: over the span between the first and last energy counter readings in the "
+        "window, the counter's difference against power x time of the sampled power and of the "
+        "driver samples, and the fit's energy.\n");
+}
 
 /* A CSV number as the other CSVs write theirs: Python repr() of the float,
  * empty when there is none. */
@@ -243,7 +302,7 @@ static int write_csv(const struct wr_energy *w, const char *path)
         return -1;
     fputs("kernel,kernel_full_name,launches,time_ms", a.fp);
     for (size_t i = 0; i < wr_energy_ncols; i++)
-        fprintf(a.fp, ",%s", wr_energy_cols[i]);
+        fprintf(a.fp, ",%s", wr_energy_col_name(i));
     fputc('\n', a.fp);
     struct wr_ecol e;
     double eff[WR_NEFF];

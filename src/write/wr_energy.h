@@ -59,8 +59,11 @@ void wr_energy_total(const struct wr_energy *w, struct wr_ecol *out);
 
 /* The per-kernel column names appended to per_kernel_metrics.csv, in order,
  * and the values of kernel id k (k < 0: the TOTAL row over the kernels). */
-extern const char *const wr_energy_cols[];
+const char *wr_energy_col_name(size_t i);
 extern const size_t wr_energy_ncols;
+/* Those columns defined, for docs/metrics.md (`benchrun doc metrics`). */
+struct strbuf;
+void wr_energy_doc(struct strbuf *out);
 void wr_energy_cells(FILE *fp, const struct wr_energy *w, long k);
 
 /* energy_per_kernel.csv, energy_summary.json, energy.md in out_dir. */
