@@ -1,6 +1,8 @@
 /* cli.c - helpers shared by the commands: usage errors and number parsing. */
 #include "cli/cli.h"
 
+#include <getopt.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -48,6 +50,30 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double min
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *longopts, const char *usage, bool *progress,
+               int (*fn)(void *ctx, int c, const char *arg), void *ctx)
+{
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return 1;
+        }
+        if (c == 'P' && progress)
+            *progress = true;
+        else if (c == ':')
+            return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        else if (c == '?')
+            return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        else if (fn(ctx, c, optarg) != 0)
+            return BR_EXIT_USAGE;
+    }
     return 0;
 }
 

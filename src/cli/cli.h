@@ -53,6 +53,16 @@ int cli_parse_long(const char *cmd, const char *opt, const char *s, long min, lo
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double min, double max,
                      double *out);
 
+/* getopt_long over argv (optind reset, getopt's own messages off): -h
+ * prints usage and returns 1; -P sets *progress; a missing value or an
+ * unknown option is a usage error; every other option goes to fn(ctx, c,
+ * optarg), which returns 0 or BR_EXIT_USAGE (after cli_usage_error). On 0,
+ * optind is the first operand. Returns 0, 1 or BR_EXIT_USAGE. */
+struct option;
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *longopts, const char *usage, bool *progress,
+               int (*fn)(void *ctx, int c, const char *arg), void *ctx);
+
 /* True when progress may be shown: stderr is a TTY or --progress was given. */
 bool cli_show_progress(bool forced);
 

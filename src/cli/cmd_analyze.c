@@ -92,8 +92,9 @@ struct an_opts {
 
 enum { OPT_ENERGY_FROM = 1000, OPT_FIT_FROM, OPT_LAG };
 
-static int opt_value(struct an_opts *o, int c, const char *a)
+static int opt_value(void *ctx, int c, const char *a)
 {
+    struct an_opts *o = ctx;
     switch (c) {
     case 'p': o->power = a; return 0;
     case 'k': o->ktrace = a; return 0;
@@ -188,23 +189,10 @@ static int parse_args(int argc, char **argv, struct an_opts *o)
         { "lag-ms", required_argument, NULL, OPT_LAG },
         { "help", no_argument, NULL, 'h' }, { 0 },
     };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:k:c:C:a:o:n:t:N:l:r:Ph", lo, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage, stdout);
-            return 1;
-        }
-        if (c == 'P')
-            o->progress = true;
-        else if (c == ':')
-            return cli_usage_error("analyze", "option '%s' needs a value", argv[optind - 1]);
-        else if (c == '?')
-            return cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
-        else if (opt_value(o, c, optarg) != 0)
-            return BR_EXIT_USAGE;
-    }
+    int rc = cli_getopt("analyze", argc, argv, ":p:k:c:C:a:o:n:t:N:l:r:Ph", lo, usage,
+                        &o->progress, opt_value, o);
+    if (rc != 0)
+        return rc;
     if (optind != argc - 1)
         return cli_usage_error("analyze", "expected one PMC_DIR, got %d arguments", argc - optind);
     o->pmc_dir = argv[optind];
@@ -443,21 +431,6 @@ static void agent_overrides(struct arch_profile *ap, const struct rp_agent *ag, 
 
 /* ---- power run and clock ---- */
 
-/* Telemetry files (profiling_result_*.csv, not *_driver_power.csv) under
- * dir, 4 levels deep, sorted. */
-static char **telemetry_under(const char *dir)
-{
-    char **all = rp_find_files(dir, ".csv");
-    size_t n = 0;
-    for (char **f = all; *f; f++) {
-        if (br_telem_is_sample_file(*f))
-            all[n++] = *f;
-        else
-            free(*f);
-    }
-    all[n] = NULL;
-    return all;
-}
 
 /* True when dir itself holds a telemetry file. */
 static bool has_telemetry(const char *dir)
@@ -498,7 +471,7 @@ static char **telemetry_files(const struct an_opts *o)
         return v;
     }
     char *dir = o->power ? fs_abspath(o->power) : power_dir_of(o->ktrace);
-    char **v = dir ? telemetry_under(dir) : xcalloc(1, sizeof(char *));
+    char **v = dir ? prun_find_telemetry(dir) : xcalloc(1, sizeof(char *));
     free(dir);
     return v;
 }
@@ -739,10 +712,10 @@ static int energy(const struct an_opts *o, struct an_state *s, struct wr_info *w
     if (prun_energy(&s->pr, &o->energy, &o->fit, &s->en) != 0)
         return -1;
     /* Not the seed's data checks: in summary.json energy.warnings, report.md Energy. */
-    for (size_t i = 0; i < s->pr.nwarn; i++)
-        br_warn("energy: %s", s->pr.warn[i]);
-    for (size_t i = 0; i < s->en.nwarn; i++)
-        br_warn("energy: %s", s->en.warn[i]);
+    for (size_t i = 0; i < s->pr.warn.n; i++)
+        br_warn("energy: %s", s->pr.warn.v[i]);
+    for (size_t i = 0; i < s->en.warn.n; i++)
+        br_warn("energy: %s", s->en.warn.v[i]);
     char *abs = fs_abspath(dir);
     wr_energy_init(&s->we, &s->en, &s->pr, abs, &s->run.names, &s->res);
     s->we.prof_dir_owned = abs;

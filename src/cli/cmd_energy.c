@@ -57,8 +57,9 @@ struct en_cli {
     bool progress;
 };
 
-static int opt_value(struct en_cli *o, int c, const char *a)
+static int opt_value(void *ctx, int c, const char *a)
 {
+    struct en_cli *o = ctx;
     switch (c) {
     case 'o': o->out = a; return 0;
     case 'k': o->ktrace = a; return 0;
@@ -90,23 +91,10 @@ static int parse_args(int argc, char **argv, struct en_cli *o)
         { "top", required_argument, NULL, 'n' }, { "progress", no_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' }, { 0 },
     };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:k:T:e:f:l:n:Ph", lo, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage, stdout);
-            return 1;
-        }
-        if (c == 'P')
-            o->progress = true;
-        else if (c == ':')
-            return cli_usage_error("energy", "option '%s' needs a value", argv[optind - 1]);
-        else if (c == '?')
-            return cli_usage_error("energy", "unknown option '%s'", argv[optind - 1]);
-        else if (opt_value(o, c, optarg) != 0)
-            return BR_EXIT_USAGE;
-    }
+    int rc = cli_getopt("energy", argc, argv, ":o:k:T:e:f:l:n:Ph", lo, usage, &o->progress,
+                        opt_value, o);
+    if (rc != 0)
+        return rc;
     if (optind == argc)
         return cli_usage_error("energy", "expected the power run folder PROF_DIR");
     if (optind != argc - 1)
@@ -172,10 +160,10 @@ int cmd_energy(int argc, char **argv)
         free(trace);
     }
     if (rc == 0) {
-        for (size_t i = 0; i < pr.nwarn; i++)
-            br_warn("%s", pr.warn[i]);
-        for (size_t i = 0; i < en.nwarn; i++)
-            br_warn("%s", en.warn[i]);
+        for (size_t i = 0; i < pr.warn.n; i++)
+            br_warn("%s", pr.warn.v[i]);
+        for (size_t i = 0; i < en.warn.n; i++)
+            br_warn("%s", en.warn.v[i]);
         summary(&en, out);
     }
     if (w.en)

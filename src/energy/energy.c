@@ -47,12 +47,8 @@ void en_warn(struct en_result *res, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = xstrdup(fmt);
+    strv_pushva(&res->warn, fmt, ap);
     va_end(ap);
-    res->warn = xrealloc(res->warn, (res->nwarn + 1) * sizeof(*res->warn));
-    res->warn[res->nwarn++] = s;
 }
 
 static int check_gpu(const struct en_gpu *g, size_t gi, uint32_t nk, struct en_result *res)
@@ -138,6 +134,7 @@ int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
                const struct en_opts *opt, struct en_result *res)
 {
     memset(res, 0, sizeof(*res));
+    strv_init(&res->warn);
     res->nkernels = nkernels;
     res->ncols = nkernels + EN_NCOPY;
     res->ngpus = ngpus;
@@ -174,9 +171,8 @@ void en_release(struct en_result *res)
         free(res->fit.group[i].cols);
     free(res->fit.group);
     free(res->fit.why_not);
-    for (size_t i = 0; i < res->nwarn; i++)
-        free(res->warn[i]);
-    free(res->warn);
+    if (res->warn.v)
+        strv_free(&res->warn);
     free(res->col);
     free(res->gcol);
     free(res->gpu);

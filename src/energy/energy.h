@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/strv.h"
+
 /* Activity kinds and copy classes (the classes of rocprofv3's
  * memory_copy_trace.csv Direction, plus memory sets). */
 enum en_kind { EN_KERNEL = 0, EN_COPY = 1 };
@@ -185,12 +187,11 @@ struct en_result {
     struct en_whole *gpu;           /* [ngpus] */
     struct en_whole all;            /* pooled */
     struct en_fit fit;              /* pooled over the GPUs' windows */
-    size_t nwarn;
-    char **warn;
+    struct strv warn;               /* warnings, then (on -1) the error */
 };
 
 /* Computes both methods for ngpus GPUs and nkernels kernel ids. 0, or -1 on
- * invalid input (message in res->warn[0]); res is always releasable. */
+ * invalid input (message in res->warn.v[0]); res is always releasable. */
 int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
                const struct en_opts *opt, struct en_result *res);
 void en_release(struct en_result *res);

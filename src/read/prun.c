@@ -16,18 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void warn(struct prun *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct prun *pr, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = xstrdup(fmt);
-    va_end(ap);
-    pr->warn = xrealloc(pr->warn, (pr->nwarn + 1) * sizeof(*pr->warn));
-    pr->warn[pr->nwarn++] = s;
-}
+
 
 /* ---- telemetry ---- */
 
@@ -145,7 +134,7 @@ static int read_driver(struct prun_gpu *g)
     return br_drvpower_read(p, &g->drv);
 }
 
-static char **find_telemetry(const char *dir)
+char **prun_find_telemetry(const char *dir)
 {
     char **all = rp_find_files(dir, ".csv");
     size_t n = 0;
@@ -170,8 +159,9 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
               struct intern *names, const struct rp_power *loaded)
 {
     memset(pr, 0, sizeof(*pr));
+    strv_init(&pr->warn);
     pr->pw = &pr->own;
-    char **found = telemetry ? NULL : find_telemetry(dir);
+    char **found = telemetry ? NULL : prun_find_telemetry(dir);
     char *const *files = telemetry ? telemetry : found;
     size_t n = 0;
     while (files[n])
@@ -202,8 +192,8 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
         pr->have_trace = true;
         rc = rp_power_load_launches(&pr->own, names, kt);
     } else if (rc == 0) {
-        warn(pr, "%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": all energy is idle, no "
-             "kernel attribution", kt);
+        strv_pushf(&pr->warn, "%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": all energy is "
+                   "idle, no kernel attribution", kt);
     }
     rp_strv_free(traces);
     pr->key = xcalloc(pr->pw->ngpus + 1, sizeof(*pr->key));
@@ -325,9 +315,10 @@ static void match_group(struct prun *pr, size_t g0, size_t ng, const int *grp, s
     for (size_t j = 0; j < ng; j++)
         pr->gpu[g0 + j].win0 = w0, pr->gpu[g0 + j].win1 = w1;
     if (how == EN_MATCH_CORRELATION)
-        warn(pr, "%s%s: the Agent_Ids of the trace do not tell its %zu GPU(s) apart on %zu "
-             "telemetry files: matched by busy/power correlation", pr->gpu[g0].node ? "node " : "",
-             pr->gpu[g0].node ? pr->gpu[g0].node : "the run", nk, ng);
+        strv_pushf(&pr->warn, "%s%s: the Agent_Ids of the trace do not tell its %zu GPU(s) "
+                   "apart on %zu telemetry files: matched by busy/power correlation",
+                   pr->gpu[g0].node ? "node " : "", pr->gpu[g0].node ? pr->gpu[g0].node : "the run",
+                   nk, ng);
     free(kidx);
     free(tk);
     free(ps);
@@ -342,9 +333,9 @@ static void gpu_activity(struct prun *pr, struct key_act *ka)
         int t = pr->key[k].tel;
         if (t < 0) {
             if (ka[k].n)
-                warn(pr, "%s (agent %llu): no telemetry file of its node: its %zu launch(es) "
-                     "get no energy", pr->pw->files[pr->key[k].file],
-                     (unsigned long long)pr->key[k].agent, ka[k].n);
+                strv_pushf(&pr->warn, "%s (agent %llu): no telemetry file of its node: its %zu "
+                           "launch(es) get no energy", pr->pw->files[pr->key[k].file],
+                           (unsigned long long)pr->key[k].agent, ka[k].n);
             continue;
         }
         struct prun_gpu *g = &pr->gpu[t];
@@ -430,8 +421,8 @@ void prun_finish(struct prun *pr, const char *dir, const struct prun_opts *o)
                 ng++;
         match_group(pr, g0, ng, grp, ka);
         if (pr->gpu[g0].win1 < pr->gpu[g0].win0 && pr->have_trace)
-            warn(pr, "%s%s: no kernel in the trace: its energy is not accounted",
-                 pr->gpu[g0].node ? "node " : "", pr->gpu[g0].node ? pr->gpu[g0].node : "the run");
+            strv_pushf(&pr->warn, "%s%s: no kernel in the trace: its energy is not accounted",
+                       pr->gpu[g0].node ? "node " : "", pr->gpu[g0].node ? pr->gpu[g0].node : "the run");
         g = g0 + ng;
     }
     for (size_t g = 0; !pr->have_trace && g < pr->ngpus; g++)
@@ -486,9 +477,8 @@ void prun_release(struct prun *pr)
     free(pr->gpu);
     free(pr->key);
     free(pr->copy);
-    for (size_t i = 0; i < pr->nwarn; i++)
-        free(pr->warn[i]);
-    free(pr->warn);
+    if (pr->warn.v)
+        strv_free(&pr->warn);
     rp_power_release(&pr->own);
     memset(pr, 0, sizeof(*pr));
 }
@@ -500,7 +490,7 @@ int prun_energy(const struct prun *pr, const struct prun_opts *o, const struct e
     prun_en_inputs(pr, o, in);
     int rc = en_compute(in, pr->ngpus, pr->pw->nkernels > 0 ? pr->pw->nkernels : 0, eo, res);
     if (rc != 0)
-        br_error("energy: %s", res->nwarn ? res->warn[0] : "invalid input");
+        br_error("energy: %s", res->warn.n ? res->warn.v[0] : "invalid input");
     free(in);
     return rc;
 }

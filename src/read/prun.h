@@ -90,8 +90,7 @@ struct prun {
     struct prun_key *key;           /* pw.gpu first (same order), then copy-only GPUs */
     size_t ncopies, copy_cap;
     struct prun_copy *copy;
-    size_t nwarn;
-    char **warn;
+    struct strv warn;
 };
 
 /* Reads the telemetry files (NULL-terminated list; NULL: every
@@ -102,6 +101,10 @@ struct prun {
  * warning). 0, or -1 after printing the error. pr is always releasable. */
 int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const *telemetry,
               struct intern *names, const struct rp_power *loaded);
+/* The telemetry files under dir (profiling_result_*.csv, not the driver's
+ * *_driver_power.csv; 4 levels deep), sorted; NULL-terminated, never NULL. */
+char **prun_find_telemetry(const char *dir);
+
 /* A copy of the trace file trace_file (a path in pw.files order; the
  * trace's own file for copies read next to it) on agent (before prun_finish). */
 void prun_add_copy(struct prun *pr, uint32_t trace_file, uint64_t agent, int64_t start_ns,

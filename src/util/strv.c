@@ -42,17 +42,22 @@ void strv_push(struct strv *sv, const char *s)
     strv_take(sv, xstrdup(s));
 }
 
+void strv_pushva(struct strv *sv, const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    if (!s)
+        s = xstrdup("");   /* vasprintf fails only on OOM; xstrdup aborts then */
+    strv_take(sv, s);
+}
+
 void strv_pushf(struct strv *sv, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    strv_pushva(sv, fmt, ap);
     va_end(ap);
-    if (!s)
-        s = xstrdup("");   /* vasprintf fails only on OOM; xstrdup aborts then */
-    strv_take(sv, s);
 }
 
 void strv_pushv(struct strv *sv, const char *const *v)

@@ -7,6 +7,7 @@
 #ifndef BR_STRV_H
 #define BR_STRV_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct strv {
@@ -19,6 +20,7 @@ void strv_init(struct strv *sv);
 void strv_free(struct strv *sv);          /* frees and re-initializes */
 void strv_push(struct strv *sv, const char *s);
 void strv_pushf(struct strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strv_pushva(struct strv *sv, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void strv_pushv(struct strv *sv, const char *const *v);   /* NULL-terminated */
 void strv_extend(struct strv *sv, const struct strv *other);
 /* Deep copy of other into sv (sv must be initialized or zeroed). */

@@ -295,6 +295,45 @@ static void csv_row(FILE *fp, const char *name, const char *full, const struct w
     fputc('\n', fp);
 }
 
+/* Every row of the table in order: the kernels by energy, the copy classes
+ * that ran, idle, the whole run. fn gets the row's names, figures and (for
+ * kernels) efficiency. */
+enum row_kind { ROW_KERNEL, ROW_COPY, ROW_IDLE, ROW_TOTAL };
+typedef void (*row_fn)(void *ctx, enum row_kind kind, const char *name, const char *full,
+                       const struct wr_ecol *e, const double *eff);
+
+static void each_row(const struct wr_energy *w, row_fn fn, void *ctx)
+{
+    struct wr_ecol e;
+    double eff[WR_NEFF];
+    for (uint32_t i = 0; i < w->norder; i++) {
+        uint32_t k = w->order[i];
+        wr_energy_col(w, k, &e);
+        wr_energy_eff(w, k, e.power_W, eff);
+        fn(ctx, ROW_KERNEL, w->shortname[k], w->full[k], &e, eff);
+    }
+    for (uint32_t c = 0; c < EN_NCOPY; c++) {
+        uint32_t col = en_col_of(w->en, EN_COPY, c);
+        if (w->en->col[col].time_ns <= 0)
+            continue;
+        char name[32];
+        snprintf(name, sizeof(name), "copy %s", en_copy_label((enum en_copy)c));
+        wr_energy_col(w, col, &e);
+        fn(ctx, ROW_COPY, name, name, &e, NULL);
+    }
+    idle_col(w, &e);
+    fn(ctx, ROW_IDLE, "idle", "idle", &e, NULL);
+    wr_energy_total(w, &e);
+    fn(ctx, ROW_TOTAL, "TOTAL", "TOTAL", &e, NULL);
+}
+
+static void csv_each(void *ctx, enum row_kind kind, const char *name, const char *full,
+                     const struct wr_ecol *e, const double *eff)
+{
+    (void)kind;
+    csv_row(ctx, name, full, e, eff);
+}
+
 static int write_csv(const struct wr_energy *w, const char *path)
 {
     struct fs_atomic a;
@@ -304,27 +343,7 @@ static int write_csv(const struct wr_energy *w, const char *path)
     for (size_t i = 0; i < wr_energy_ncols; i++)
         fprintf(a.fp, ",%s", wr_energy_col_name(i));
     fputc('\n', a.fp);
-    struct wr_ecol e;
-    double eff[WR_NEFF];
-    for (uint32_t i = 0; i < w->norder; i++) {
-        uint32_t k = w->order[i];
-        wr_energy_col(w, k, &e);
-        wr_energy_eff(w, k, e.power_W, eff);
-        csv_row(a.fp, w->shortname[k], w->full[k], &e, eff);
-    }
-    for (uint32_t c = 0; c < EN_NCOPY; c++) {
-        uint32_t col = en_col_of(w->en, EN_COPY, c);
-        if (w->en->col[col].time_ns <= 0)
-            continue;
-        char name[32];
-        snprintf(name, sizeof(name), "copy %s", en_copy_label((enum en_copy)c));
-        wr_energy_col(w, col, &e);
-        csv_row(a.fp, name, name, &e, NULL);
-    }
-    idle_col(w, &e);
-    csv_row(a.fp, "idle", "idle", &e, NULL);
-    wr_energy_total(w, &e);
-    csv_row(a.fp, "TOTAL", "TOTAL", &e, NULL);
+    each_row(w, csv_each, a.fp);
     if (ferror(a.fp)) {
         fs_atomic_abort(&a);
         return br_error("cannot write '%s'", path);
@@ -438,37 +457,38 @@ static json_t *gpus_json(const struct wr_energy *w)
     return a;
 }
 
+struct json_rows {
+    json_t *kernels, *copies, *idle;
+    bool eff;
+};
+
+static void json_each(void *ctx, enum row_kind kind, const char *name, const char *full,
+                      const struct wr_ecol *e, const double *eff)
+{
+    struct json_rows *j = ctx;
+    if (kind == ROW_KERNEL)
+        json_array_append_new(j->kernels, ecol_json(name, full, e, j->eff ? eff : NULL));
+    else if (kind == ROW_COPY)
+        json_array_append_new(j->copies, ecol_json(name, full, e, NULL));
+    else if (kind == ROW_IDLE)
+        j->idle = ecol_json(name, full, e, NULL);
+}
+
 json_t *wr_energy_json(const struct wr_energy *w)
 {
-    json_t *k = json_array(), *cp = json_array(), *warn = json_array();
-    struct wr_ecol e;
-    double eff[WR_NEFF];
-    for (uint32_t i = 0; i < w->norder; i++) {
-        uint32_t id = w->order[i];
-        wr_energy_col(w, id, &e);
-        wr_energy_eff(w, id, e.power_W, eff);
-        json_array_append_new(k, ecol_json(w->shortname[id], w->full[id], &e, w->mx ? eff : NULL));
-    }
-    for (uint32_t c = 0; c < EN_NCOPY; c++) {
-        uint32_t col = en_col_of(w->en, EN_COPY, c);
-        if (w->en->col[col].time_ns <= 0)
-            continue;
-        char name[32];
-        snprintf(name, sizeof(name), "copy %s", en_copy_label((enum en_copy)c));
-        wr_energy_col(w, col, &e);
-        json_array_append_new(cp, ecol_json(name, name, &e, NULL));
-    }
-    idle_col(w, &e);
-    for (size_t i = 0; i < w->en->nwarn; i++)
-        json_array_append_new(warn, json_string(w->en->warn[i]));
-    for (size_t i = 0; w->pr && i < w->pr->nwarn; i++)
-        json_array_append_new(warn, json_string(w->pr->warn[i]));
+    struct json_rows j = { json_array(), json_array(), NULL, w->mx != NULL };
+    json_t *warn = json_array();
+    each_row(w, json_each, &j);
+    for (size_t i = 0; i < w->en->warn.n; i++)
+        json_array_append_new(warn, json_string(w->en->warn.v[i]));
+    for (size_t i = 0; w->pr && i < w->pr->warn.n; i++)
+        json_array_append_new(warn, json_string(w->pr->warn.v[i]));
     char method[512];
     wr_energy_method(w, method, sizeof(method));
     return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
         "prof_dir", w->prof_dir ? json_string(w->prof_dir) : json_null(), "method", method,
         "whole_run", whole_json(&w->en->all), "gpus", gpus_json(w), "fit", fit_json(w),
-        "kernels", k, "copies", cp, "idle", ecol_json("idle", "idle", &e, NULL), "warnings", warn);
+        "kernels", j.kernels, "copies", j.copies, "idle", j.idle, "warnings", warn);
 }
 
 /* ---- Markdown ---- */
@@ -602,13 +622,13 @@ static int write_md(const struct wr_energy *w, const char *path, int top)
     fprintf(a.fp, "# benchrun energy\n\n- power run: `%s`\n\n", w->prof_dir ? w->prof_dir : "");
     wr_energy_md(a.fp, w, top);
     fputs("## Warnings\n\n", a.fp);
-    size_t n = w->en->nwarn + (w->pr ? w->pr->nwarn : 0);
+    size_t n = w->en->warn.n + (w->pr ? w->pr->warn.n : 0);
     if (!n)
         fputs("none\n", a.fp);
-    for (size_t i = 0; i < w->en->nwarn; i++)
-        fprintf(a.fp, "- %s\n", w->en->warn[i]);
-    for (size_t i = 0; w->pr && i < w->pr->nwarn; i++)
-        fprintf(a.fp, "- %s\n", w->pr->warn[i]);
+    for (size_t i = 0; i < w->en->warn.n; i++)
+        fprintf(a.fp, "- %s\n", w->en->warn.v[i]);
+    for (size_t i = 0; w->pr && i < w->pr->warn.n; i++)
+        fprintf(a.fp, "- %s\n", w->pr->warn.v[i]);
     if (ferror(a.fp)) {
         fs_atomic_abort(&a);
         return br_error("cannot write '%s'", path);

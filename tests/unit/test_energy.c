@@ -130,11 +130,11 @@ static void test_bad_input(void **st)
     struct en_gpu g = { .name = "g0", .win0_ns = 0, .win1_ns = 10, .act = act, .nact = 2 };
     struct en_result r;
     assert_int_equal(en_compute(&g, 1, 1, NULL, &r), -1);
-    assert_non_null(strstr(r.warn[0], "not sorted"));
+    assert_non_null(strstr(r.warn.v[0], "not sorted"));
     en_release(&r);
     act[1] = (struct en_act){ 6, 7, 3, EN_KERNEL };
     assert_int_equal(en_compute(&g, 1, 1, NULL, &r), -1);
-    assert_non_null(strstr(r.warn[0], "unknown kernel id"));
+    assert_non_null(strstr(r.warn.v[0], "unknown kernel id"));
     en_release(&r);
 }
 

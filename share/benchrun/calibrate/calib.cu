@@ -509,12 +509,18 @@ extern "C" __global__ void calib_long(int *out, float a, float b, unsigned long 
 
 // Every block starts its own clock: the grid is resident at once (4 blocks of
 // 256 per SM), so the blocks start together and end within one step.
-extern "C" __global__ void calib_phase_fma(int *out, double a, double b, unsigned long long dur_ns)
+__device__ __forceinline__ unsigned long long block_start_ns(void)
 {
     __shared__ unsigned long long t0;
     if (threadIdx.x == 0)
         t0 = now_ns();
     __syncthreads();
+    return t0;
+}
+
+extern "C" __global__ void calib_phase_fma(int *out, double a, double b, unsigned long long dur_ns)
+{
+    unsigned long long t0 = block_start_ns();
     double x0 = threadIdx.x, x1 = x0 * a, x2 = x0 * b, x3 = x1 * b;
     while (now_ns() - t0 < dur_ns) {
         for (int k = 0; k < 128; k++) {
@@ -530,11 +536,8 @@ extern "C" __global__ void calib_phase_fma(int *out, double a, double b, unsigne
 extern "C" __global__ void calib_phase_copy(const double *__restrict__ a, double *__restrict__ b,
                                             long n, unsigned long long dur_ns)
 {
-    __shared__ unsigned long long t0;
+    unsigned long long t0 = block_start_ns();
     __shared__ int stop;
-    if (threadIdx.x == 0)
-        t0 = now_ns();
-    __syncthreads();
     for (;;) {
         for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
              i += (long)gridDim.x * blockDim.x)
@@ -550,10 +553,7 @@ extern "C" __global__ void calib_phase_copy(const double *__restrict__ a, double
 
 extern "C" __global__ void calib_phase_sleep(unsigned long long dur_ns)
 {
-    __shared__ unsigned long long t0;
-    if (threadIdx.x == 0)
-        t0 = now_ns();
-    __syncthreads();
+    unsigned long long t0 = block_start_ns();
     while (now_ns() - t0 < dur_ns) {
 #if defined(__HIPCC__)
         __builtin_amdgcn_s_sleep(127);
