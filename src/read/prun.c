@@ -251,7 +251,8 @@ static struct key_act *key_activity(const struct prun *pr)
         ka_push(&ka[c->key], (struct en_act){ c->start_ns, c->end_ns, c->cls, EN_COPY });
     }
     for (size_t k = 0; k < pr->nkeys; k++)
-        qsort(ka[k].a, ka[k].n, sizeof(*ka[k].a), cmp_act);
+        if (ka[k].n)
+            qsort(ka[k].a, ka[k].n, sizeof(*ka[k].a), cmp_act);
     return ka;
 }
 
@@ -339,12 +340,15 @@ static void gpu_activity(struct prun *pr, struct key_act *ka)
             continue;
         }
         struct prun_gpu *g = &pr->gpu[t];
+        if (!ka[k].n)
+            continue;
         g->act = xrealloc(g->act, (g->nact + ka[k].n + 1) * sizeof(*g->act));
         memcpy(g->act + g->nact, ka[k].a, ka[k].n * sizeof(*g->act));
         g->nact += ka[k].n;
     }
     for (size_t g = 0; g < pr->ngpus; g++)
-        qsort(pr->gpu[g].act, pr->gpu[g].nact, sizeof(*pr->gpu[g].act), cmp_act);
+        if (pr->gpu[g].nact)
+            qsort(pr->gpu[g].act, pr->gpu[g].nact, sizeof(*pr->gpu[g].act), cmp_act);
 }
 
 /* ---- fit windows ---- */
