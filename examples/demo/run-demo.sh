@@ -60,6 +60,9 @@ demo_real() {
     "$benchrun" vectors "$prof" --label "H200 transformer training step"
     REAL_VECTORS_JSON=$prof/sampling_vectors.json
     REAL_PROF=$prof
+    step "benchrun energy $prof   (energy per kernel of the real power run)"
+    "$benchrun" energy "$prof"
+    REAL_ENERGY=$prof/energy
 }
 
 demo_power() {
@@ -138,6 +141,7 @@ main() {
     echo "           $REAL_VECTORS_JSON  (real H200 power run)"
     echo "Analysis:  $REAL_REPORT  (real H200 counter run)"
     echo "           $ANALYSIS_REPORT  (generated example counter run)"
+    echo "Energy:    $REAL_ENERGY  (energy.md, power_trace.json for ui.perfetto.dev)"
     echo "Compare:   $COMPARE_HTML  (dendrogram, heat map, vectors, nearest)"
     echo "Baseline:  $BASELINE_MD  (generated counter runs at 1700 vs 1500 MHz)"
 }
