@@ -9,6 +9,7 @@
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 #include "write/wr_energy.h"
+#include "write/wr_set.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -118,6 +119,24 @@ static void summary(const struct en_result *en, const char *out)
     printf("report: %s/energy.md\n", out);
 }
 
+/* The four files as one set (write/wr_set.h): a kill or a full disk leaves
+ * the previous set whole. */
+static int write_set(const struct wr_energy *w, const char *out, int top)
+{
+    char *tmp = NULL;
+    if (wr_set_begin_for(out, "energy", "an energy", "energy_summary.json", &tmp) != 0)
+        return -1;
+    char *trace = fs_path_join(tmp, "power_trace.json");
+    int rc = wr_energy_files(w, tmp, top);
+    if (rc == 0)
+        rc = wr_power_trace(w, trace);
+    free(trace);
+    if (rc == 0)
+        rc = wr_set_commit(out, &tmp);
+    wr_set_abort(&tmp);
+    return rc;
+}
+
 static void progress(const struct en_cli *o, const char *what)
 {
     if (cli_show_progress(o->progress))
@@ -153,11 +172,7 @@ int cmd_energy(int argc, char **argv)
     if (rc == 0) {
         progress(&o, "writing");
         wr_energy_init(&w, &en, &pr, abs, &names, NULL);
-        char *trace = fs_path_join(out, "power_trace.json");
-        rc = wr_energy_files(&w, out, (int)o.top);
-        if (rc == 0)
-            rc = wr_power_trace(&w, trace);
-        free(trace);
+        rc = write_set(&w, out, (int)o.top);
     }
     if (rc == 0) {
         for (size_t i = 0; i < pr.warn.n; i++)

@@ -8,6 +8,7 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 #include "vectors/jsonw.h"
 #include "write/analysis.h"
@@ -361,8 +362,9 @@ static json_t *jnum(double v)
 static json_t *ecol_json(const char *name, const char *full, const struct wr_ecol *e,
                          const double *eff)
 {
-    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
-        "kernel", name, "kernel_full_name", full, "launches", jnum(e->launches),
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+        "kernel", esc_json_string(name), "kernel_full_name", esc_json_string(full),
+        "launches", jnum(e->launches),
         "time_ms", jnum(e->time_ms), "energy_J", jnum(e->energy_J),
         "energy_share_pct", jnum(e->share_pct), "power_running_W", jnum(e->power_W),
         "clock_running_MHz", jnum(e->clock_MHz), "energy_per_launch_J", jnum(e->J_per_launch),
@@ -393,7 +395,7 @@ static json_t *fit_json(const struct wr_energy *w)
     for (uint32_t g = 0; g < f->ngroups; g++) {
         json_t *m = json_array();
         for (uint32_t i = 0; i < f->group[g].n; i++)
-            json_array_append_new(m, json_string(member_name(w, f->group[g].cols[i], b)));
+            json_array_append_new(m, esc_json_string(member_name(w, f->group[g].cols[i], b)));
         json_array_append_new(groups, json_pack("{s:i, s:o, s:o, s:o}", "group", (int)g + 1,
                               "members", m, "power_W", jnum(f->group[g].W),
                               "power_se_W", jnum(f->group[g].se_W)));
@@ -440,15 +442,16 @@ static json_t *gpus_json(const struct wr_energy *w)
         json_t *keys = json_array();
         for (size_t k = 0; k < pr->nkeys; k++)
             if (pr->key[k].tel == (int)g)
-                json_array_append_new(keys, json_pack("{s:s, s:I, s:s, s:o}", "trace_file",
-                    pr->pw->files[pr->key[k].file], "agent", (json_int_t)pr->key[k].agent,
+                json_array_append_new(keys, json_pack("{s:o, s:I, s:s, s:o}", "trace_file",
+                    esc_json_string(pr->pw->files[pr->key[k].file]), "agent",
+                    (json_int_t)pr->key[k].agent,
                     "matched_by", en_match_name(pr->key[k].how), "correlation", jnum(pr->key[k].r)));
         json_t *o = whole_json(&w->en->gpu[g]);
-        json_object_set_new(o, "file", json_string(pg->name));
-        json_object_set_new(o, "node", pg->node ? json_string(pg->node) : json_null());
+        json_object_set_new(o, "file", esc_json_string(pg->name));
+        json_object_set_new(o, "node", esc_json_string(pg->node));
         json_object_set_new(o, "gpu", json_integer(pg->index));
         json_object_set_new(o, "power_column", json_string(pg->power_col));
-        json_object_set_new(o, "driver_power_file", pg->drv_path ? json_string(pg->drv_path) : json_null());
+        json_object_set_new(o, "driver_power_file", esc_json_string(pg->drv_path));
         json_object_set_new(o, "window_start_ns", pg->win1 >= pg->win0 ? json_integer(pg->win0) : json_null());
         json_object_set_new(o, "window_end_ns", pg->win1 >= pg->win0 ? json_integer(pg->win1) : json_null());
         json_object_set_new(o, "trace_gpus", keys);
@@ -480,13 +483,13 @@ json_t *wr_energy_json(const struct wr_energy *w)
     json_t *warn = json_array();
     each_row(w, json_each, &j);
     for (size_t i = 0; i < w->en->warn.n; i++)
-        json_array_append_new(warn, json_string(w->en->warn.v[i]));
+        json_array_append_new(warn, esc_json_string(w->en->warn.v[i]));
     for (size_t i = 0; w->pr && i < w->pr->warn.n; i++)
-        json_array_append_new(warn, json_string(w->pr->warn.v[i]));
+        json_array_append_new(warn, esc_json_string(w->pr->warn.v[i]));
     char method[512];
     wr_energy_method(w, method, sizeof(method));
-    return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "prof_dir", w->prof_dir ? json_string(w->prof_dir) : json_null(), "method", method,
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "prof_dir", esc_json_string(w->prof_dir), "method", esc_json_string(method),
         "whole_run", whole_json(&w->en->all), "gpus", gpus_json(w), "fit", fit_json(w),
         "kernels", j.kernels, "copies", j.copies, "idle", j.idle, "warnings", warn);
 }
@@ -504,11 +507,6 @@ static const char *num(double v, char *b)
     return b;
 }
 
-static void md_text(FILE *fp, const char *s)
-{
-    for (const char *p = s; p && *p; p++)
-        fputs(*p == '|' ? "\\|" : *p == '\n' ? " " : (char[2]){ *p, 0 }, fp);
-}
 
 void wr_energy_method(const struct wr_energy *w, char *buf, size_t len)
 {
@@ -568,7 +566,7 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
         wr_energy_col(w, k, &e);
         wr_energy_eff(w, k, e.power_W, ef);
         fputs("| ", fp);
-        md_text(fp, w->shortname[k]);
+        wr_md_text(fp, w->shortname[k]);
         fprintf(fp, " | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", num(e.energy_J, b[0]),
                 num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
                 num(e.fit_se_W, b[4]), e.fit, num(e.clock_MHz, b[5]), num(e.J_per_launch, b[6]),
@@ -598,7 +596,7 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
                     "every window): ", g ? "" : "\n", g + 1);
         for (uint32_t i = 0; i < f->group[g].n; i++) {
             fputs(i ? ", " : "", fp);
-            md_text(fp, member_name(w, f->group[g].cols[i], b[0]));
+            wr_md_text(fp, member_name(w, f->group[g].cols[i], b[0]));
         }
         fprintf(fp, " together %s ± %s W.\n", num(f->group[g].W, b[1]), num(f->group[g].se_W, b[2]));
     }

@@ -48,8 +48,10 @@ static void remove_stale(const char *out_dir)
     free(probe);
 }
 
-/* The existing output folder may be replaced: an analysis, or empty. */
-static int check_replaceable(const char *out_dir)
+/* The existing output folder may be replaced: one of cmd's sets (it has
+ * marker), or empty. */
+static int check_replaceable(const char *out_dir, const char *cmd, const char *kind,
+                             const char *marker)
 {
     DIR *d = opendir(out_dir);
     if (!d)
@@ -61,25 +63,31 @@ static int check_replaceable(const char *out_dir)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         any = true;
-        summary |= !strcmp(e->d_name, "summary.json");
+        summary |= !strcmp(e->d_name, marker);
         char *p = fs_path_join(out_dir, e->d_name);
         if (fs_is_dir(p))
-            rc = br_error("--out-dir '%s' holds a folder ('%s'): analyze replaces the output "
-                          "folder as a whole; choose a new one", out_dir, e->d_name);
+            rc = br_error("--out-dir '%s' holds a folder ('%s'): %s replaces the output "
+                          "folder as a whole; choose a new one", out_dir, e->d_name, cmd);
         free(p);
     }
     closedir(d);
     if (rc == 0 && any && !summary)
-        rc = br_error("--out-dir '%s' is not an analysis folder (it has files but no "
-                      "summary.json): analyze replaces the output folder as a whole; choose "
-                      "a new or empty one", out_dir);
+        rc = br_error("--out-dir '%s' is not %s folder (it has files but no %s): %s "
+                      "replaces the output folder as a whole; choose a new or empty one",
+                      out_dir, kind, marker, cmd);
     return rc;
 }
 
 int wr_set_begin(const char *out_dir, char **tmp)
 {
+    return wr_set_begin_for(out_dir, "analyze", "an analysis", "summary.json", tmp);
+}
+
+int wr_set_begin_for(const char *out_dir, const char *cmd, const char *kind, const char *marker,
+                     char **tmp)
+{
     *tmp = NULL;
-    if (check_replaceable(out_dir) < 0)
+    if (check_replaceable(out_dir, cmd, kind, marker) < 0)
         return -1;
     remove_stale(out_dir);
     char *t = tmp_name(out_dir, (long)getpid());

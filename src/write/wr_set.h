@@ -18,6 +18,11 @@
 
 /* Checks out_dir, creates the temporary folder (*tmp, allocated). 0 or -1. */
 int wr_set_begin(const char *out_dir, char **tmp);
+/* The same for another command's set: cmd and kind name it in messages
+ * ("energy", "an energy"), marker is the file that marks its folders
+ * (analyze: summary.json). */
+int wr_set_begin_for(const char *out_dir, const char *cmd, const char *kind, const char *marker,
+                     char **tmp);
 /* Puts *tmp in place of out_dir; frees and clears *tmp. 0 or -1 (printed). */
 int wr_set_commit(const char *out_dir, char **tmp);
 /* Removes an uncommitted *tmp and its files; frees and clears it. */

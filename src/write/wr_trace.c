@@ -25,6 +25,8 @@
 
 #include "util/error.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
+#include "util/textesc.h"
 #include "util/xalloc.h"
 #include "write/wr_html.h"
 
@@ -37,34 +39,26 @@
 #define SLICE_MAX 200000
 #define LANE_MAX 32
 
-/* JSON string body: quotes, backslashes and control characters escaped,
- * bytes that are not valid UTF-8 replaced by '?'. */
+/* A JSON string: bytes that are not UTF-8 as "\\xNN" (util/textesc.h, as in
+ * every JSON file benchrun writes), then quotes, backslashes and control
+ * characters escaped. */
 static void jstr(FILE *fp, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    struct strbuf sb;
+    sb_init(&sb);
+    esc_utf8(&sb, s ? s : "", s ? strlen(s) : 0);
     fputc('"', fp);
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            fputc('\\', fp), fputc((int)c, fp), p++;
-        } else if (c < 0x20) {
-            fprintf(fp, "\\u%04x", c), p++;
-        } else if (c < 0x80) {
-            fputc((int)c, fp), p++;
-        } else {
-            int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : -1;
-            bool ok = n > 0;
-            for (int i = 1; ok && i <= n; i++)
-                ok = (p[i] & 0xc0) == 0x80;
-            if (!ok) {
-                fputc('?', fp), p++;
-                continue;
-            }
-            fwrite(p, 1, (size_t)n + 1, fp);
-            p += n + 1;
-        }
+    for (size_t i = 0; i < sb.len; i++) {
+        unsigned char c = (unsigned char)sb.buf[i];
+        if (c == '"' || c == '\\')
+            fputc('\\', fp), fputc(c, fp);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
     }
     fputc('"', fp);
+    sb_release(&sb);
 }
 
 struct tw {

@@ -35,8 +35,17 @@ check "agent matched (only file)" "only telemetry file of the node" "$(json "$E/
 expect_grep '^void k1\(int\*\),void k1\(int\*\),1,2\.0,0\.70*1?,100\.0,350\.0,1250\.0,' "$E/energy_per_kernel.csv" "CSV row: launches, ms, J, share, W, MHz"
 expect_grep '^TOTAL,TOTAL,' "$E/energy_per_kernel.csv" "CSV ends with TOTAL"
 expect_grep '^## Energy' "$E/energy.md" "energy.md has the Energy section"
-expect_grep '^\| void k1\(int\*\) \| 0\.7 \| 100 \| 350 \|' "$E/energy.md" "energy.md row"
+expect_grep '^\| void k1\(int\\\*\) \| 0\.7 \| 100 \| 350 \|' "$E/energy.md" "energy.md row (Markdown escaped)"
 expect_exit 0 "trace of the seed-layout run" -- python3 "$BR_SOURCE_DIR/tests/cli/check_trace.py" "$E/power_trace.json" 1 1
+
+# --- the outputs are one set: replaced whole, a foreign folder refused ---------
+touch "$E/mine.txt"
+expect_exit 0 "energy again over its own set" -- "$BENCHRUN" energy "$S"
+[ -f "$E/mine.txt" ] && [ -f "$E/energy_summary.json" ] && pass "set replaced, the user's file kept" \
+    || fail "set not replaced as a whole"
+mkdir -p "$T/foreign" && echo x >"$T/foreign/notes.txt"
+expect_exit 1 "a folder that is no energy output" -- "$BENCHRUN" energy "$S" -o "$T/foreign"
+expect_grep "is not an energy folder" "$T/err" "refused, says why"
 
 # --- no kernel trace: the sampled span is idle --------------------------------
 N=$T/notrace
