@@ -13,7 +13,7 @@
 
 const char *en_copy_label(enum en_copy c)
 {
-    static const char *const l[EN_NCOPY] = { "H2D", "D2H", "D2D", "H2H", "set" };
+    static const char *const l[EN_NCOPY] = { "H2D", "D2H", "D2D", "P2P", "set" };
     return (unsigned)c < EN_NCOPY ? l[c] : "?";
 }
 

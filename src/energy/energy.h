@@ -42,12 +42,13 @@
 
 #include "util/strv.h"
 
-/* Activity kinds and copy classes (the classes of rocprofv3's
- * memory_copy_trace.csv Direction, plus memory sets). */
+/* Activity kinds and copy classes: the directions of a copy that occupies
+ * a GPU (host to device, device to host, within one device, between two
+ * devices), and memory sets. */
 enum en_kind { EN_KERNEL = 0, EN_COPY = 1 };
-enum en_copy { EN_COPY_H2D, EN_COPY_D2H, EN_COPY_D2D, EN_COPY_H2H, EN_COPY_SET, EN_NCOPY };
+enum en_copy { EN_COPY_H2D, EN_COPY_D2H, EN_COPY_D2D, EN_COPY_P2P, EN_COPY_SET, EN_NCOPY };
 
-/* "H2D", "D2H", "D2D", "H2H", "set". */
+/* "H2D", "D2H", "D2D", "P2P", "set". */
 const char *en_copy_label(enum en_copy c);
 
 /* One kernel launch or copy on one GPU, [start, end). id: kernel id (0 ..

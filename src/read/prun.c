@@ -155,6 +155,46 @@ static int cmp_gpu(const void *a, const void *b)
     return c ? c : x->index - y->index;
 }
 
+/* The energy module's class of a copy direction; false for host to host. */
+static bool copy_class(enum ct_dir d, enum en_copy *c)
+{
+    switch (d) {
+    case CT_H2D: *c = EN_COPY_H2D; return true;
+    case CT_D2H: *c = EN_COPY_D2H; return true;
+    case CT_D2D: *c = EN_COPY_D2D; return true;
+    case CT_P2P: *c = EN_COPY_P2P; return true;
+    case CT_SET: *c = EN_COPY_SET; return true;
+    default: return false;
+    }
+}
+
+/* The trace's copies on the GPUs (keys) rp_power_add_copies charged them to. */
+static void read_copies(struct prun *pr)
+{
+    const struct rp_copies *cp = &pr->pw->copies;
+    size_t host = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        const struct ct_copy *c = &cp->v[i].c;
+        enum en_copy cls;
+        int32_t agent[2];
+        int n = rp_copy_gpus(c, agent);
+        if (!copy_class(c->dir, &cls) || n == 0) {
+            host++;
+            continue;
+        }
+        for (int a = 0; a < n; a++) {
+            uint32_t k = rp_copy_gpu(pr->pw, &cp->v[i], agent[a]);
+            if (k >= pr->nkeys)
+                continue;   /* not charged: cannot happen after rp_power_add_copies */
+            xgrow((void **)&pr->copy, &pr->copy_cap, pr->ncopies + 1, sizeof(*pr->copy));
+            pr->copy[pr->ncopies++] = (struct prun_copy){ k, (int64_t)c->start_ns,
+                                                          (int64_t)c->end_ns, (uint8_t)cls };
+        }
+    }
+    if (host)
+        strv_pushf(&pr->warn, "%zu host-to-host copies left out (no GPU runs them)", host);
+}
+
 int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const *telemetry,
               struct intern *names, const struct rp_power *loaded)
 {
@@ -196,25 +236,14 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
                    "idle, no kernel attribution", kt);
     }
     rp_strv_free(traces);
-    pr->key = xcalloc(pr->pw->ngpus + 1, sizeof(*pr->key));
-    for (uint32_t k = 0; k < pr->pw->ngpus; k++)
-        pr->key[pr->nkeys++] = (struct prun_key){ pr->pw->gpu[k].file, pr->pw->gpu[k].agent, -1,
-                                                  EN_MATCH_NONE, NAN };
+    const struct rp_power *pw = pr->pw;
+    pr->key = xcalloc(pw->ngpus + 1, sizeof(*pr->key));
+    for (uint32_t k = 0; k < pw->ngpus; k++)
+        pr->key[pr->nkeys++] = (struct prun_key){ rp_gpu_path(pw, &pw->gpu[k]), pw->gpu[k].agent,
+                                                  -1, EN_MATCH_NONE, NAN };
+    if (rc == 0)
+        read_copies(pr);
     return rc;
-}
-
-void prun_add_copy(struct prun *pr, uint32_t trace_file, uint64_t agent, int64_t start_ns,
-                   int64_t end_ns, enum en_copy cls)
-{
-    size_t k = 0;
-    while (k < pr->nkeys && !(pr->key[k].file == trace_file && pr->key[k].agent == agent))
-        k++;
-    if (k == pr->nkeys) {
-        pr->key = xrealloc(pr->key, (pr->nkeys + 1) * sizeof(*pr->key));
-        pr->key[pr->nkeys++] = (struct prun_key){ trace_file, agent, -1, EN_MATCH_NONE, NAN };
-    }
-    xgrow((void **)&pr->copy, &pr->copy_cap, pr->ncopies + 1, sizeof(*pr->copy));
-    pr->copy[pr->ncopies++] = (struct prun_copy){ (uint32_t)k, start_ns, end_ns, (uint8_t)cls };
 }
 
 /* ---- matching ---- */
@@ -266,7 +295,7 @@ static bool key_groups(const struct prun *pr, const char *root, int *grp)
         grp[k] = -1;
         for (size_t g = 0; g < pr->ngpus && grp[k] < 0; g++)
             if (pr->gpu[g].node &&
-                rp_path_in_node(root, pr->pw->files[pr->key[k].file], pr->gpu[g].node))
+                rp_path_in_node(root, pr->key[k].path, pr->gpu[g].node))
                 grp[k] = (int)g, by_node = true;
     }
     if (!by_node)
@@ -335,7 +364,7 @@ static void gpu_activity(struct prun *pr, struct key_act *ka)
         if (t < 0) {
             if (ka[k].n)
                 strv_pushf(&pr->warn, "%s (agent %llu): no telemetry file of its node: its %zu "
-                           "launch(es) get no energy", pr->pw->files[pr->key[k].file],
+                           "launch(es) get no energy", pr->key[k].path,
                            (unsigned long long)pr->key[k].agent, ka[k].n);
             continue;
         }

@@ -12,10 +12,11 @@
  * The accounting window of every GPU of a node is the node's kernel window
  * [first start, last end] over all of its activity.
  *
- * Copies: <prefix>_memory_copy_trace.csv beside each <prefix>_kernel_trace.csv
- * (trace/copytrace.h; benchrun's CUPTI tracer writes them, rocprofv3 with
- * --memory-copy-trace), each on the GPU whose engine it uses; copies in rocpd
- * databases are not read yet.
+ * Copies: those rp_power_load read with the trace (read/rpcopy.h: every
+ * memory_copy_trace.csv layout and rocpd's memory_copies), each on the GPU
+ * rp_power_add_copies charged it to (a peer-to-peer copy on both of its
+ * GPUs, as GPU busy counts it); host-to-host copies occupy no GPU and are
+ * left out with a warning.
  *
  * Telemetry columns used: timestamp_ns, gfx_clock_MHz, hotspot_temp_C (else
  * edge_temp_C), energy_J with source_timestamp_ns (amdgpu: when the driver
@@ -59,9 +60,10 @@ struct prun_gpu {
     enum en_src fit_src;
 };
 
-/* A GPU as the trace names it: trace file and Agent_Id. */
+/* A GPU as the trace names it (one pw->gpu entry, same index): its trace
+ * file (or copy file when it ran copies only, rp_gpu_path) and Agent_Id. */
 struct prun_key {
-    uint32_t file;                  /* index into pw.files */
+    const char *path;               /* owned by pw */
     uint64_t agent;
     int tel;                        /* telemetry file it was matched to, -1 none */
     enum en_match_how how;
@@ -87,7 +89,7 @@ struct prun {
     size_t ngpus;
     struct prun_gpu *gpu;
     size_t nkeys;
-    struct prun_key *key;           /* pw.gpu first (same order), then copy-only GPUs */
+    struct prun_key *key;           /* [nkeys] pw->gpu's order */
     size_t ncopies, copy_cap;
     struct prun_copy *copy;
     struct strv warn;
@@ -105,10 +107,6 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
  * *_driver_power.csv; 4 levels deep), sorted; NULL-terminated, never NULL. */
 char **prun_find_telemetry(const char *dir);
 
-/* A copy of the trace file trace_file (a path in pw.files order; the
- * trace's own file for copies read next to it) on agent (before prun_finish). */
-void prun_add_copy(struct prun *pr, uint32_t trace_file, uint64_t agent, int64_t start_ns,
-                   int64_t end_ns, enum en_copy cls);
 /* Matches GPUs, builds each GPU's activity, window and fit windows. */
 void prun_finish(struct prun *pr, const char *dir, const struct prun_opts *o);
 /* prun_read + prun_finish. */

@@ -250,6 +250,9 @@ void rp_iv_push(int64_t **v, size_t *cap, size_t *n, int64_t s, int64_t e);
  * the same file set and agent, a new one when that process traced no
  * kernel on it) and recomputes busy_ns and the spans (rpbusy.c). */
 void rp_power_add_copies(struct rp_power *pw);
+/* The GPU (index into pw->gpu) that rp_power_add_copies charged copy c to
+ * for agent (one of rp_copy_gpus), or UINT32_MAX. */
+uint32_t rp_copy_gpu(const struct rp_power *pw, const struct rp_copy *c, int32_t agent);
 
 /* Kernel window of a power run for the telemetry vectors (METRICS.md §9):
  * [first kernel start, last kernel end] in ns over all kernel_trace files

@@ -46,8 +46,8 @@ struct civ {                 /* copy intervals of one GPU */
     size_t n, cap;
 };
 
-/* The GPU of (trace file tf, copy file cf, agent), added when missing. */
-static uint32_t gpu_of(struct rp_power *pw, uint32_t tf, uint32_t cf, int32_t agent)
+/* The GPU of (trace file tf, copy file cf, agent), or UINT32_MAX. */
+static uint32_t find_gpu(const struct rp_power *pw, uint32_t tf, uint32_t cf, int32_t agent)
 {
     for (uint32_t g = 0; g < pw->ngpus; g++) {
         const struct rp_gpu_busy *b = &pw->gpu[g];
@@ -55,6 +55,15 @@ static uint32_t gpu_of(struct rp_power *pw, uint32_t tf, uint32_t cf, int32_t ag
             (tf != UINT32_MAX ? b->file == tf : b->file == UINT32_MAX && b->copy_file == cf))
             return g;
     }
+    return UINT32_MAX;
+}
+
+/* The same, added when missing. */
+static uint32_t gpu_of(struct rp_power *pw, uint32_t tf, uint32_t cf, int32_t agent)
+{
+    uint32_t g = find_gpu(pw, tf, cf, agent);
+    if (g != UINT32_MAX)
+        return g;
     pw->gpu = xrealloc(pw->gpu, (pw->ngpus + 1) * sizeof(*pw->gpu));
     struct rp_gpu_busy *b = &pw->gpu[pw->ngpus];
     memset(b, 0, sizeof(*b));
@@ -72,6 +81,11 @@ static uint32_t trace_of(const struct rp_power *pw, uint32_t cf)
         if (rp_same_file_set(pw->files[f], pw->copies.files[cf]))
             return f;
     return UINT32_MAX;
+}
+
+uint32_t rp_copy_gpu(const struct rp_power *pw, const struct rp_copy *c, int32_t agent)
+{
+    return find_gpu(pw, trace_of(pw, c->file), c->file, agent);
 }
 
 void rp_iv_push(int64_t **v, size_t *cap, size_t *n, int64_t s, int64_t e)

@@ -443,7 +443,7 @@ static json_t *gpus_json(const struct wr_energy *w)
         for (size_t k = 0; k < pr->nkeys; k++)
             if (pr->key[k].tel == (int)g)
                 json_array_append_new(keys, json_pack("{s:o, s:I, s:s, s:o}", "trace_file",
-                    esc_json_string(pr->pw->files[pr->key[k].file]), "agent",
+                    esc_json_string(pr->key[k].path), "agent",
                     (json_int_t)pr->key[k].agent,
                     "matched_by", en_match_name(pr->key[k].how), "correlation", jnum(pr->key[k].r)));
         json_t *o = whole_json(&w->en->gpu[g]);

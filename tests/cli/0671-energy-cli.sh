@@ -38,6 +38,38 @@ expect_grep '^## Energy' "$E/energy.md" "energy.md has the Energy section"
 expect_grep '^\| void k1\(int\\\*\) \| 0\.7 \| 100 \| 350 \|' "$E/energy.md" "energy.md row (Markdown escaped)"
 expect_exit 0 "trace of the seed-layout run" -- python3 "$BR_SOURCE_DIR/tests/cli/check_trace.py" "$E/power_trace.json" 1 1
 
+# --- copies, by hand: two GPUs (agents 4, 5 <-> devices 0, 1) ---------------
+# inst_power_W (i+1)*100 W over [i-1, i) ms on both. k1 [1,3) ms on each GPU:
+# 0.7 J each; a D2D copy on agent 4 [3,4): 0.5 J; a P2P copy 4 -> 5 [4,5)
+# occupies both GPUs: 0.6 J on each; GPU 1 is idle over [3,4): 0.5 J; a
+# host-to-host copy occupies no GPU: left out, with a warning.
+C=$T/copies
+mkdir -p "$C/ktrace_synth"
+for d in 0 1; do
+    { echo "device_id=$d interval_ms=1"
+      echo "timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,edge_temp_C,hotspot_temp_C"
+      for i in 0 1 2 3 4 5; do echo "$((i * 1000000)),111,$(((i + 1) * 100)),1000,nan,50"; done
+    } > "$C/profiling_result_synth_$d.csv"
+done
+{ echo "$TH"
+  echo '"KERNEL_DISPATCH","Agent 4",1,1,7,1,1,"void k1(int*)",1,1000000,3000000,0,0,8,0,16,64,1,1,64,1,1'
+  echo '"KERNEL_DISPATCH","Agent 5",1,1,7,2,1,"void k1(int*)",2,1000000,3000000,0,0,8,0,16,64,1,1,64,1,1'
+} > "$C/ktrace_synth/synth_7_kernel_trace.csv"
+{ echo '"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp","Bytes"'
+  echo '"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",7,"Agent 4","Agent 4",3,3000000,4000000,1024'
+  echo '"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",7,"Agent 4","Agent 5",4,4000000,5000000,1024'
+  echo '"MEMORY_COPY","MEMORY_COPY_HOST_TO_HOST",7,"Host","Host",5,1000000,2000000,1024'
+} > "$C/ktrace_synth/synth_7_memory_copy_trace.csv"
+expect_exit 0 "energy with copies" -- "$BENCHRUN" energy "$C"
+expect_grep '1 host-to-host copies left out' "$T/err" "host-to-host copy left out, said"
+CJ=$C/energy/energy_summary.json
+check "copy rows" "['copy D2D', 'copy P2P']" "$(json "$CJ" '[c["kernel"] for c in j["copies"]]')"
+check "D2D on GPU 0: 0.5 J" "0.5" "$(json "$CJ" 'round(j["copies"][0]["energy_J"], 12)')"
+check "P2P on both GPUs: 0.6 + 0.6 J" "1.2" "$(json "$CJ" 'round(j["copies"][1]["energy_J"], 12)')"
+check "k1 on both GPUs: 0.7 + 0.7 J" "1.4" "$(json "$CJ" 'round(j["kernels"][0]["energy_J"], 12)')"
+check "idle: GPU 1 over [3,4)" "0.5" "$(json "$CJ" 'round(j["whole_run"]["idle_J"], 12)')"
+check "total = kernels + copies + idle" "3.6 1.4 1.7" "$(json "$CJ" '" ".join(str(round(j["whole_run"][k], 12)) for k in ("energy_J", "kernels_J", "copies_J"))')"
+
 # --- the outputs are one set: replaced whole, a foreign folder refused ---------
 touch "$E/mine.txt"
 expect_exit 0 "energy again over its own set" -- "$BENCHRUN" energy "$S"
