@@ -14,8 +14,8 @@
  *               of them are profiled (read/launchplan.h), their device times
  *               (CUDA events), the join with the profiler's ranges, and the
  *               rows of kernel_trace.csv and counter_collection.csv
- *   rangeprof.c per-context CUPTI range profiler: auto range = one range per
- *               profiled launch, armed only while profiled launches run
+ *   rangeprof.c per-context CUPTI range profiler: one range per profiled
+ *               launch, its calls per launch chosen by trace/rptoggle.h
  *   host.c      profiler host API: pass counts, metric lists (also used offline)
  * Locking: one recursive mutex (brc_lock, inject.c). Every callback that
  * touches a module's state takes it; functions documented "lock held" expect
@@ -37,6 +37,7 @@
 #include "trace/clockconv.h"
 #include "trace/copytrace.h"
 #include "trace/ktrace_write.h"
+#include "trace/rptoggle.h"
 
 /* What module unloads do in a counter pass (BENCHRUN_CUPTI_UNLOAD). */
 enum brc_unload {
@@ -73,6 +74,7 @@ struct brc_config {
     bool strip_pdl;        /* BENCHRUN_CUPTI_STRIP_PDL: programmatic stream serialization
                               turned off in the launch attributes (default: SASS passes) */
     enum brc_unload unload;   /* BENCHRUN_CUPTI_UNLOAD=defer|reset|keep (inject.c) */
+    enum rpt_mode toggle;     /* BENCHRUN_CUPTI_TOGGLE (trace/rptoggle.h), default full */
 };
 
 extern struct brc_config brc_cfg;
@@ -162,14 +164,19 @@ struct brc_rp_ctx;   /* one CUDA context's range profiler */
 /* The context's profiler, created and enabled at its first profiled launch;
  * NULL when it cannot be (the error is recorded once). */
 struct brc_rp_ctx *brc_rp_get(CUcontext ctx);
-/* Ranges are taken while armed: arms (counter image initialized, started) if
- * needed, and first decodes a full image. The caller counts the launch with
- * brc_rp_count_range. 0, or -1 (context unusable from now on). */
-int brc_rp_arm(struct brc_rp_ctx *c, bool graph);
-void brc_rp_count_range(struct brc_rp_ctx *c, int delta);
-/* Stops taking ranges: decodes what was taken (values appended). 0/-1. */
+/* Before a profiled launch (dispatch: its id, kernel: its mangled name, for
+ * a user range's name): the calls BENCHRUN_CUPTI_TOGGLE needs (a full image
+ * decoded first); the range is counted. 0, 1 (a user range is open: not
+ * profiled) or -1 (context unusable from now on). */
+int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *kernel);
+/* After that launch's call returned (launch_failed: it ran nothing). 0/-1. */
+int brc_rp_launch_done(struct brc_rp_ctx *c, bool launch_failed);
+/* Before a launch that is not profiled. 0/-1. */
 int brc_rp_disarm(struct brc_rp_ctx *c);
-bool brc_rp_armed(const struct brc_rp_ctx *c);
+/* Launch records wait for ranges: decode now where decodes are deferred. 0/-1. */
+int brc_rp_flush(struct brc_rp_ctx *c);
+/* A launch seen only at its API's exit: whether it became a range (counted). */
+bool brc_rp_count_late(struct brc_rp_ctx *c);
 bool brc_rp_failed(const struct brc_rp_ctx *c);
 /* Decoded ranges not yet taken: n rows of brc_cfg.nmetrics values and the
  * range names (NULL where unknown); marks them taken. */
@@ -180,9 +187,14 @@ void brc_rp_on_module_unload(CUcontext ctx);
 void brc_rp_finish_ctx(struct brc_rp_ctx *c);      /* decode, disable, release */
 void brc_rp_finish(void);                          /* every context */
 int brc_rp_init(void);                             /* cuptiProfilerInitialize once */
+/* Calls made and their wall time (ms), for the companion JSON. */
 struct brc_rp_stats {
-    uint64_t ranges, ranges_dropped, reenabled, arms;
-    double enable_ms, arm_ms, decode_ms;   /* wall time in those profiler calls */
+    uint64_t ranges, ranges_dropped, ranges_counted, reenabled;
+    uint64_t arms;                 /* cuptiRangeProfilerStart calls */
+    uint64_t stops, inits, decodes, pushes, syncs, flushes;
+    uint64_t busy;                 /* profiled launches refused: a user range was open */
+    uint64_t fallbacks;            /* startstop restarts that failed (full from then on) */
+    double enable_ms, init_ms, start_ms, stop_ms, decode_ms, push_ms, sync_ms;
 };
 void brc_rp_stats(struct brc_rp_stats *out);
 

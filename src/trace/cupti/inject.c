@@ -20,6 +20,9 @@
  *                           (kernel, grid, block) that read/launchplan.h picks, the
  *                           trace on every launch (launches.c); unset or "all": every
  *                           launch profiled
+ *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls
+ *                           between profiled and unprofiled launches (trace/rptoggle.h,
+ *                           rangeprof.c; experimental except full, the default)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
@@ -266,6 +269,10 @@ static void read_config(void)
     c->serialize = ser && strcmp(ser, "1") == 0;
     c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : c->sass;
     c->unload = c->nmetrics ? unload_mode(c->sass) : BRC_UNLOAD_KEEP;
+    const char *toggle = getenv("BENCHRUN_CUPTI_TOGGLE");
+    if (rpt_parse(toggle, &c->toggle) != 0)
+        fprintf(stderr, "benchrun-cupti: BENCHRUN_CUPTI_TOGGLE='%s' is not full, startstop, user "
+                        "or user-async: full\n", toggle);
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
@@ -302,6 +309,30 @@ static void json_clock(FILE *fp, const struct clk_conv *clock)
     fprintf(fp, "]},\n");
 }
 
+/* How the profiler was toggled (BENCHRUN_CUPTI_TOGGLE) and what its calls
+ * cost: "arm" (image initialized, config set, started) and "decode" (stopped,
+ * decoded, evaluated) as before the toggle modes, then each call's share. */
+static void json_toggle(FILE *fp, const struct brc_rp_stats *rs)
+{
+    enum rpt_mode used = brc_cfg.toggle == RPT_STARTSTOP && rs->fallbacks ? RPT_FULL : brc_cfg.toggle;
+    fprintf(fp, "  \"profiler_toggle\": {\"requested\": \"%s\", \"used\": \"%s\", "
+                "\"restart_fallbacks\": %llu, \"busy\": %llu, \"early_decodes\": %llu},\n",
+            rpt_name(brc_cfg.toggle), rpt_name(used), (unsigned long long)rs->fallbacks,
+            (unsigned long long)rs->busy, (unsigned long long)rs->flushes);
+    fprintf(fp, "  \"profiler_calls\": {\"start\": %llu, \"stop\": %llu, \"init\": %llu, "
+                "\"decode\": %llu, \"push\": %llu, \"sync\": %llu},\n",
+            (unsigned long long)rs->arms, (unsigned long long)rs->stops,
+            (unsigned long long)rs->inits, (unsigned long long)rs->decodes,
+            (unsigned long long)rs->pushes, (unsigned long long)rs->syncs);
+    fprintf(fp, "  \"profiler_ms\": {\"enable\": %.1f, \"arm\": %.1f, \"decode\": %.1f, "
+                "\"init\": %.1f, \"start\": %.1f, \"stop\": %.1f, \"decode_evaluate\": %.1f, "
+                "\"push_pop\": %.1f, \"sync\": %.1f, \"image_ranges\": %zu},\n",
+            rs->enable_ms, rs->init_ms + rs->start_ms, rs->stop_ms + rs->decode_ms, rs->init_ms,
+            rs->start_ms, rs->stop_ms, rs->decode_ms, rs->push_ms, rs->sync_ms,
+            2 * brc_cfg.max_ranges + 64);
+    fprintf(fp, "  \"ranges_counted\": %llu,\n", (unsigned long long)rs->ranges_counted);
+}
+
 /* What the launch callbacks and the module unloads saw (counter mode; zeros
  * in trace mode). */
 static void json_census(FILE *fp)
@@ -324,11 +355,9 @@ static void json_census(FILE *fp)
             (unsigned long long)lib.unl.reset, (unsigned long long)lib.unl.passed,
             lib.unl.defer_failed ? "true" : "false",
             lib.unl.probe < 0 ? "stand-in not taken" : probes[lib.unl.probe]);
-    fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n  \"profiler_armed\": %llu,\n"
-                "  \"profiler_ms\": {\"enable\": %.1f, \"arm\": %.1f, \"decode\": %.1f, "
-                "\"image_ranges\": %zu},\n", (unsigned long long)rs.reenabled,
-            (unsigned long long)rs.arms, rs.enable_ms, rs.arm_ms, rs.decode_ms,
-            2 * brc_cfg.max_ranges + 64);
+    fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n  \"profiler_armed\": %llu,\n",
+            (unsigned long long)rs.reenabled, (unsigned long long)rs.arms);
+    json_toggle(fp, &rs);
 }
 
 static void write_json(const char *reason)

@@ -74,7 +74,7 @@ struct sig {
 
 /* Per kernel name, for the companion JSON. */
 struct kstat {
-    uint64_t launches, profiled, no_profiler, graph, captured, no_range;
+    uint64_t launches, profiled, no_profiler, graph, captured, no_range, range_open;
 };
 
 static struct {
@@ -94,6 +94,7 @@ static struct {
     int dur_idx;               /* gpu__time_duration.sum in the metrics, -1 none */
     uint64_t launches, profiled, counter_rows, trace_rows;
     uint64_t unmatched, no_range, resynced, dropped, captured, graph_unprofiled, failed;
+    uint64_t range_open;       /* to be profiled, but another thread's user range was open */
 } ll = { .events_wanted = -1, .dur_idx = -1 };
 
 /* The launch this thread has open (between its launch API's entry and exit):
@@ -104,6 +105,7 @@ static __thread struct {
     uint64_t dispatch;
     CUstream stream;
     bool events;
+    bool profiled;             /* its range is open (user ranges) or counted */
     CUfunction last_f;         /* cuFuncGetAttribute cache of this thread */
     CUcontext last_ctx;
     int regs, smem, local;
@@ -200,13 +202,17 @@ static bool sig_take(struct sig *s)
 
 /* gpu__time_duration.sum gives a profiled launch's device time; events are
  * recorded where nothing else gives it: unprofiled launches of a sampled
- * pass, every launch of a pass without that metric (the SASS pass). */
+ * pass, every launch of a pass without that metric (the SASS pass), every
+ * launch with user ranges (a range's time spans the push to the pop, not the
+ * kernel: NVIDIA developer forum, "Inflated Time Metrics For User Range
+ * Mode", CUDA 13.0). */
 static bool wants_events(bool profiled)
 {
     if (ll.events_wanted < 0) {
-        for (size_t m = 0; m < brc_cfg.nmetrics; m++)
-            if (strcmp(brc_cfg.metrics[m], "gpu__time_duration.sum") == 0)
-                ll.dur_idx = (int)m;
+        if (!rpt_user_ranges(brc_cfg.toggle))
+            for (size_t m = 0; m < brc_cfg.nmetrics; m++)
+                if (strcmp(brc_cfg.metrics[m], "gpu__time_duration.sum") == 0)
+                    ll.dur_idx = (int)m;
         ll.events_wanted = ll.dur_idx < 0;
     }
     return ll.events_wanted || !profiled;
@@ -377,6 +383,37 @@ static struct rec *match_ahead(struct lctx *c, size_t from, const char *name, si
     return NULL;
 }
 
+static struct rec *rec_find(struct lctx *c, uint64_t dispatch);
+
+static void set_values(struct rec *r, const double *vals)
+{
+    size_t nm = brc_cfg.nmetrics;
+    r->vals = xmalloc((nm ? nm : 1) * sizeof(double));
+    memcpy(r->vals, vals, nm * sizeof(double));
+    r->joined = true;
+}
+
+/* User ranges are named "<dispatch>:<kernel>" (rangeprof.c): joined by the
+ * number, whatever their order. A failed launch's range is dropped. */
+static void join_by_dispatch(struct lctx *c, size_t n, const double *vals,
+                             const char *const *names)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d;
+        struct rec *r = rpt_range_dispatch(names[i], &d) ? rec_find(c, d) : NULL;
+        if (r && r->skip)
+            continue;
+        if (!r || !r->profiled || r->joined) {
+            ll.unmatched++;
+            continue;
+        }
+        if (!ll.name_example)
+            ll.name_example = xasprintf("%.80s / %.80s", names[i], brc_kstore_mangled(r->name));
+        ll.names_usable = 1;
+        set_values(r, vals + i * brc_cfg.nmetrics);
+    }
+}
+
 static void join_values(struct lctx *c)
 {
     if (!c->rp)
@@ -384,6 +421,10 @@ static void join_values(struct lctx *c)
     const double *vals;
     const char *const *names;
     size_t n = brc_rp_take(c->rp, &vals, &names), nm = brc_cfg.nmetrics;
+    if (rpt_user_ranges(brc_cfg.toggle)) {
+        join_by_dispatch(c, n, vals, names);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t at = c->join;
         struct rec *r = next_waiting(c, &at);
@@ -417,9 +458,7 @@ static void join_values(struct lctx *c)
         } else if (name && ll.names_usable == 0) {
             ll.names_usable = 1;
         }
-        r->vals = xmalloc((nm ? nm : 1) * sizeof(double));
-        memcpy(r->vals, vals + i * nm, nm * sizeof(double));
-        r->joined = true;
+        set_values(r, vals + i * nm);
         c->join = at + 1;
     }
 }
@@ -439,32 +478,36 @@ static bool stream_capturing(const struct brc_launch *l)
     return st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* Arms or disarms the context's profiler for this launch; whether it is
- * profiled in the end. */
-static bool steer_profiler(struct lctx *c, CUcontext ctx, const struct brc_launch *l, bool want)
+static void profiler_failed(struct lctx *c)
 {
-    if (l->late) {   /* already submitted: it became a range if the profiler was armed */
-        bool armed = c->rp && brc_rp_armed(c->rp);
-        if (armed)
-            brc_rp_count_range(c->rp, 1);
-        return armed;
-    }
+    c->rp = NULL;
+    c->rp_failed = true;
+}
+
+/* Arms or disarms the context's profiler for this launch (dispatch: its id,
+ * name: its kernel); whether it is profiled in the end (*range_open: it was
+ * to be, but another thread's user range was open). */
+static bool steer_profiler(struct lctx *c, CUcontext ctx, const struct brc_launch *l, bool want,
+                           uint64_t dispatch, uint32_t name, bool *range_open)
+{
+    *range_open = false;
+    if (l->late)   /* already submitted: it became a range if auto ranges were being taken */
+        return brc_rp_count_late(c->rp);
     if (want && !c->rp && !c->rp_failed) {
         c->rp = brc_rp_get(ctx);
         c->rp_failed = !c->rp;
     }
     if (!c->rp)
         return false;
-    int rc = want ? brc_rp_arm(c->rp, l->graph) : brc_rp_armed(c->rp) ? brc_rp_disarm(c->rp) : 0;
+    int rc = want ? brc_rp_arm(c->rp, l->graph, dispatch, brc_kstore_mangled(name))
+                  : brc_rp_disarm(c->rp);
     join_values(c);   /* a disarm, or the decode of a full image, gave values */
-    if (rc != 0) {
-        c->rp = NULL;
-        c->rp_failed = true;
+    if (rc < 0) {
+        profiler_failed(c);
         return false;
     }
-    if (want)
-        brc_rp_count_range(c->rp, 1);
-    return want;
+    *range_open = rc > 0;
+    return want && rc == 0;
 }
 
 void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
@@ -486,8 +529,12 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
         ll.graph_unprofiled++;
         kstat(name)->graph++;
     }
-    bool profiled = steer_profiler(c, ctx, l, want);
-    if (want && !profiled && !l->late) {
+    bool range_open;
+    bool profiled = steer_profiler(c, ctx, l, want, ll.dispatched + 1, name, &range_open);
+    if (range_open) {
+        ll.range_open++;
+        kstat(name)->range_open++;
+    } else if (want && !profiled && !l->late) {
         ll.dropped++;
         kstat(name)->no_profiler++;
     }
@@ -510,6 +557,7 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     open_.c = c;
     open_.dispatch = r->dispatch;
     open_.stream = l->stream;
+    open_.profiled = profiled;
     open_.events = l->has_stream && !l->late && wants_events(profiled);
     if (open_.events) {
         BRC_PHASE("recording the launch's begin event (cuEventRecord)");
@@ -521,18 +569,33 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     r->t1 = r->t0;
 }
 
-/* The open launch's record (records are in dispatch order). */
-static struct rec *open_rec(struct lctx *c)
+/* The held record of a dispatch (records are in dispatch order); NULL: none. */
+static struct rec *rec_find(struct lctx *c, uint64_t dispatch)
 {
     size_t lo = c->head, hi = c->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (c->r[mid].dispatch < open_.dispatch)
+        if (c->r[mid].dispatch < dispatch)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < c->n && c->r[lo].dispatch == open_.dispatch ? &c->r[lo] : NULL;
+    return lo < c->n && c->r[lo].dispatch == dispatch ? &c->r[lo] : NULL;
+}
+
+/* The open launch's record. */
+static struct rec *open_rec(struct lctx *c)
+{
+    return rec_find(c, open_.dispatch);
+}
+
+/* The open launch's call returned: its user range closed, or its auto range
+ * uncounted if it failed. */
+static void launch_done(struct lctx *c, bool launch_failed)
+{
+    if (open_.profiled && c->rp && brc_rp_launch_done(c->rp, launch_failed) != 0)
+        profiler_failed(c);
+    open_.profiled = false;
 }
 
 void brc_launches_exit(CUcontext ctx, bool launch_failed)
@@ -542,22 +605,30 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
     if (brc_finished() || !ctx || !c || !c->ctx)
         return;   /* !c->ctx: its context was destroyed and written meanwhile */
     struct rec *r = open_rec(c);
-    if (!r)
+    if (!r) {   /* written meanwhile by another thread's blocking harvest */
+        launch_done(c, launch_failed);
         return;
+    }
     r->open = false;
-    if (launch_failed) {   /* nothing ran, so CUPTI made no range: forget the launch */
+    if (launch_failed) {   /* nothing ran: forget the launch (an auto range made no range) */
         r->skip = true;
-        if (r->profiled && c->rp)
-            brc_rp_count_range(c->rp, -1);
+        launch_done(c, true);
         ll.failed++;
         return;
     }
     r->t1 = boot_ns();
     if (open_.events && r->ev >= 0)
         r->ev_end = cuEventRecord(c->ev[2 * r->ev + 1], open_.stream) == CUDA_SUCCESS;
+    launch_done(c, false);   /* after the end event: a sync before a pop must not delay it */
     if (c->n - c->head >= HARVEST_SOFT) {
+        bool block = c->n - c->head >= HARVEST_HARD;
+        if (block && c->rp) {   /* a deferred decode first: the records wait for its ranges */
+            if (brc_rp_flush(c->rp) != 0)
+                profiler_failed(c);
+            join_values(c);
+        }
         BRC_PHASE("writing finished launches (cuEventQuery/ElapsedTime)");
-        harvest(c, c->n - c->head >= HARVEST_HARD);
+        harvest(c, block);
         BRC_PHASE(NULL);
     }
 }
@@ -675,16 +746,18 @@ static void json_missing(FILE *fp)
     int n = 0;
     for (size_t i = 0; i < ll.nks; i++) {
         const struct kstat *k = &ll.ks[i];
-        uint64_t missing = k->no_profiler + k->graph + k->captured + k->no_range;
+        uint64_t missing = k->no_profiler + k->graph + k->captured + k->no_range + k->range_open;
         if (!missing)
             continue;
         fputs(n++ ? ",\n    {\"kernel\": " : "\n    {\"kernel\": ", fp);
         brc_json_str(fp, brc_kstore_name((uint32_t)i));
         fprintf(fp, ", \"launches\": %llu, \"profiled\": %llu, \"profiler_failed\": %llu, "
-                    "\"graph_launches\": %llu, \"captured\": %llu, \"no_range\": %llu}",
+                    "\"graph_launches\": %llu, \"captured\": %llu, \"no_range\": %llu, "
+                    "\"user_range_open\": %llu}",
                 (unsigned long long)k->launches, (unsigned long long)k->profiled,
                 (unsigned long long)k->no_profiler, (unsigned long long)k->graph,
-                (unsigned long long)k->captured, (unsigned long long)k->no_range);
+                (unsigned long long)k->captured, (unsigned long long)k->no_range,
+                (unsigned long long)k->range_open);
     }
     fputs(n ? "\n  ],\n" : "],\n", fp);
 }
@@ -703,13 +776,16 @@ void brc_launches_json(FILE *fp)
                 "  \"ranges_unmatched\": %llu,\n  \"launches_without_range\": %llu,\n"
                 "  \"join_resynchronized\": %llu,\n  \"range_names\": \"%s\",\n"
                 "  \"launches_dropped\": %llu,\n  \"launches_captured\": %llu,\n"
-                "  \"launches_failed\": %llu,\n  \"graph_launches_unprofiled\": %llu,\n",
+                "  \"launches_failed\": %llu,\n  \"graph_launches_unprofiled\": %llu,\n"
+                "  \"launches_user_range_open\": %llu,\n",
             (unsigned long long)ll.launches, (unsigned long long)ll.profiled,
             (unsigned long long)ll.counter_rows, (unsigned long long)ll.trace_rows,
             (unsigned long long)ll.unmatched, (unsigned long long)ll.no_range,
             (unsigned long long)ll.resynced,
-            ll.names_usable > 0 ? "kernel names" : ll.names_usable < 0 ? "not kernel names" : "none",
+            ll.names_usable <= 0 ? (ll.names_usable < 0 ? "not kernel names" : "none")
+            : rpt_user_ranges(brc_cfg.toggle) ? "dispatch ids" : "kernel names",
             (unsigned long long)ll.dropped, (unsigned long long)ll.captured,
-            (unsigned long long)ll.failed, (unsigned long long)ll.graph_unprofiled);
+            (unsigned long long)ll.failed, (unsigned long long)ll.graph_unprofiled,
+            (unsigned long long)ll.range_open);
     json_missing(fp);
 }

@@ -1,21 +1,35 @@
-/* rangeprof.c - per-context CUPTI range profiler: one auto range per profiled launch.
+/* rangeprof.c - per-context CUPTI range profiler: one range per profiled launch.
  *
  * Counter mode of libbenchrun-cupti.so (brc_cfg.nmetrics > 0). For each CUDA
  * context, at its first profiled launch: counter availability image,
  * profiler host object for the chip, config image of the metrics (must need
  * ONE pass: the group was made single-pass by benchrun; no kernel replay),
- * range profiler enabled with CUPTI_AutoRange and user replay (default), so
- * each kernel that runs while the profiler is started is one range, collected
- * in the application's own single run. launches.c decides which launches are
- * profiled (all, or a sample) and keeps the profiler started ("armed") only
- * while profiled launches run: brc_rp_arm before a profiled launch,
- * brc_rp_disarm before a launch that is not. Disarming stops the profiler,
- * decodes the image and evaluates every range to GPU values
- * (cuptiProfilerHostEvaluateToGpuValues); arming again re-initializes the
- * image and starts it (the same calls as the decode of a full image, which
- * happens every brc_cfg.max_ranges ranges). Ranges come out in launch order
- * (auto range serializes kernels), with the kernel's name as the range name,
- * which launches.c uses to check its join.
+ * range profiler enabled with user replay (default), so the counters are
+ * collected in the application's own single run. launches.c decides which
+ * launches are profiled (all, or a sample) and calls brc_rp_arm before a
+ * profiled launch, brc_rp_launch_done after it, brc_rp_disarm before a launch
+ * that is not. Which CUPTI calls those make is BENCHRUN_CUPTI_TOGGLE
+ * (trace/rptoggle.h, the steps run here in its order):
+ *   full (default), startstop: CUPTI_AutoRange, each kernel that runs while
+ *     the profiler is started is one range, in launch order (auto range
+ *     serializes kernels), named by CUPTI after the kernel, which launches.c
+ *     uses to check its join. full starts the profiler (image initialized,
+ *     config set) before each stretch of profiled launches and stops and
+ *     decodes it after; startstop only starts and stops per stretch and
+ *     decodes when the image is full or at the end.
+ *   user, user-async: CUPTI_UserRange, the profiler started once; each
+ *     profiled launch is one pushed range named "<dispatch>:<kernel>"
+ *     (launches.c joins by the dispatch id); work outside a pushed range is
+ *     in no range (NVIDIA's range_profiling sample, CUDA 12.6+, launches a
+ *     kernel after its last pop and before the stop: it gets no range).
+ *     user synchronizes the context before the push and before the pop, so
+ *     the range holds the launch's kernel and nothing else whatever the
+ *     order CUPTI gives the push and pop against the stream; user-async does
+ *     not (the removed run-range mode pushed and popped from the launch
+ *     callbacks unsynchronized and counted FFMAs and instructions exactly
+ *     over runs of launches on the H200, README cross-check table).
+ * A decode evaluates every range to GPU values
+ * (cuptiProfilerHostEvaluateToGpuValues) and takes its name.
  *
  * Why no kernel activity records in counter mode (issue 9, measured on H200,
  * CUDA 13.0): on Hopper CUPTI takes kernel activity timestamps by instrumenting
@@ -46,6 +60,7 @@
 #include <cupti_target.h>
 #include <cupti_range_profiler.h>
 
+#include "trace/rptoggle.h"
 #include "util/xalloc.h"
 
 struct brc_rp_ctx {
@@ -57,11 +72,10 @@ struct brc_rp_ctx {
     size_t config_size;
     uint8_t *data;             /* counter data image */
     size_t data_size;
-    size_t in_image;           /* ranges counted since the last Start */
+    struct rpt_state st;       /* which profiler calls come next (trace/rptoggle.h) */
     double *vals;              /* ranges × nmetrics, in range order */
     char **names;              /* [range] range name (the kernel), NULL when unknown */
     size_t nranges, capvals, capnames, taken;
-    bool active;               /* started: kernels become ranges */
     bool failed;
     bool reenable;             /* disabled at a module unload: enable at the next arm */
 };
@@ -72,8 +86,7 @@ static struct {
     struct brc_rp_ctx **ctxs;
     size_t nctx, capctx;
     int profiler_state;        /* 0 not yet, 1 initialized, -1 failed */
-    uint64_t ranges, ranges_dropped, reenabled, arms;
-    double enable_ms, arm_ms, decode_ms;   /* where a pass's profiler time goes */
+    struct brc_rp_stats stats;
 } rp;
 
 static double now_ms(void)
@@ -199,17 +212,8 @@ static size_t image_ranges(void)
     return 2 * brc_cfg.max_ranges + 64;
 }
 
-static int start_image_calls(struct brc_rp_ctx *c);
-
-static int start_image(struct brc_rp_ctx *c)
-{
-    double t0 = now_ms();
-    int rc = start_image_calls(c);
-    rp.arm_ms += now_ms() - t0;
-    return rc;
-}
-
-static int start_image_calls(struct brc_rp_ctx *c)
+/* Counter data image initialized and the config set: a fresh image. */
+static int init_image(struct brc_rp_ctx *c)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ini = {
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
@@ -223,7 +227,7 @@ static int start_image_calls(struct brc_rp_ctx *c)
     sc.pConfig = c->config;
     sc.counterDataImageSize = c->data_size;
     sc.pCounterDataImage = c->data;
-    sc.range = CUPTI_AutoRange;
+    sc.range = rpt_user_ranges(c->st.mode) ? CUPTI_UserRange : CUPTI_AutoRange;
     sc.replayMode = brc_cfg.kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
     sc.maxRangesPerPass = image_ranges();
     sc.numNestingLevels = 1;
@@ -231,12 +235,6 @@ static int start_image_calls(struct brc_rp_ctx *c)
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
     CALL(cuptiRangeProfilerSetConfig, &sc);
-    CUpti_RangeProfiler_Start_Params st = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
-    st.pRangeProfilerObject = c->obj;
-    CALL(cuptiRangeProfilerStart, &st);
-    c->in_image = 0;
-    c->active = true;
-    rp.arms++;
     return 0;
 }
 
@@ -288,27 +286,13 @@ static char *range_name(const struct brc_rp_ctx *c, size_t i)
     return xstrdup(ri.rangeName);
 }
 
-static int collect_calls(struct brc_rp_ctx *c);
-
-/* Stops, decodes the image and appends every range's values and name. */
-static int collect(struct brc_rp_ctx *c)
+/* Decodes the (stopped) image and appends every range's values and name. */
+static int decode(struct brc_rp_ctx *c)
 {
-    double t0 = now_ms();
-    int rc = collect_calls(c);
-    rp.decode_ms += now_ms() - t0;
-    return rc;
-}
-
-static int collect_calls(struct brc_rp_ctx *c)
-{
-    CUpti_RangeProfiler_Stop_Params sp = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
-    sp.pRangeProfilerObject = c->obj;
-    c->active = false;
-    CALL(cuptiRangeProfilerStop, &sp);
     CUpti_RangeProfiler_DecodeData_Params dd = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
     dd.pRangeProfilerObject = c->obj;
     CALL(cuptiRangeProfilerDecodeData, &dd);
-    rp.ranges_dropped += dd.numOfRangeDropped;
+    rp.stats.ranges_dropped += dd.numOfRangeDropped;
     CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
     info.pCounterDataImage = c->data;
@@ -331,8 +315,128 @@ static int collect_calls(struct brc_rp_ctx *c)
         c->names[c->nranges + i] = range_name(c, i);
     }
     c->nranges += n;
-    rp.ranges += n;
-    c->in_image = 0;
+    rp.stats.ranges += n;
+    rp.stats.ranges_counted += c->st.in_image;
+    if (brc_cfg.verbose)
+        fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
+    return 0;
+}
+
+static int sync_ctx(void)
+{
+    CUresult r = cuCtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        brc_fail("cuCtxSynchronize before a user range: CUDA error %d", (int)r);
+        return -1;
+    }
+    return 0;
+}
+
+/* One step (an RPT_* bit); its wall time into the stats. 0/-1. */
+static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
+{
+    struct brc_rp_stats *t = &rp.stats;
+    double t0 = now_ms();
+    int rc = 0;
+    switch (step) {
+    case RPT_SYNC:
+        rc = sync_ctx();
+        t->syncs++;
+        t->sync_ms += now_ms() - t0;
+        return rc;
+    case RPT_POP: {
+        CUpti_RangeProfiler_PopRange_Params pp = { CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE };
+        pp.pRangeProfilerObject = c->obj;
+        CUptiResult r = cuptiRangeProfilerPopRange(&pp);
+        t->push_ms += now_ms() - t0;
+        if (r != CUPTI_SUCCESS) {
+            brc_fail("cuptiRangeProfilerPopRange: %s", brc_cupti_str(r));
+            return -1;
+        }
+        return 0;
+    }
+    case RPT_STOP: {
+        CUpti_RangeProfiler_Stop_Params sp = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
+        sp.pRangeProfilerObject = c->obj;
+        CUptiResult r = cuptiRangeProfilerStop(&sp);
+        t->stops++;
+        t->stop_ms += now_ms() - t0;
+        if (r != CUPTI_SUCCESS) {
+            brc_fail("cuptiRangeProfilerStop: %s", brc_cupti_str(r));
+            return -1;
+        }
+        return 0;
+    }
+    case RPT_DECODE:
+        BRC_PHASE("decoding the counter image (cuptiRangeProfilerDecodeData, evaluation)");
+        rc = decode(c);
+        t->decodes++;
+        t->decode_ms += now_ms() - t0;
+        return rc;
+    case RPT_INIT:
+        BRC_PHASE("initializing the counter image (cuptiRangeProfilerSetConfig)");
+        rc = init_image(c);
+        t->inits++;
+        t->init_ms += now_ms() - t0;
+        return rc;
+    case RPT_START: {
+        CUpti_RangeProfiler_Start_Params sp = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
+        sp.pRangeProfilerObject = c->obj;
+        CUptiResult r = cuptiRangeProfilerStart(&sp);
+        t->arms++;
+        t->start_ms += now_ms() - t0;
+        if (r != CUPTI_SUCCESS) {
+            unsigned retry = rpt_start_failed(&c->st);
+            if (!retry) {
+                brc_fail("cuptiRangeProfilerStart: %s", brc_cupti_str(r));
+                return -1;
+            }
+            /* startstop: this CUPTI does not restart a stopped one-pass config;
+             * full from now on (the JSON says so) */
+            for (unsigned b = RPT_DECODE; b <= RPT_START; b <<= 1) {
+                if (!(retry & b))
+                    continue;
+                if (run_step(c, b, NULL) != 0)
+                    return -1;
+                rpt_apply(&c->st, b);
+            }
+            return 1;   /* the retry's steps are applied already */
+        }
+        return 0;
+    }
+    case RPT_PUSH: {
+        CUpti_RangeProfiler_PushRange_Params pp = { CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE };
+        pp.pRangeProfilerObject = c->obj;
+        pp.pRangeName = push_name;
+        CUptiResult r = cuptiRangeProfilerPushRange(&pp);
+        t->pushes++;
+        t->push_ms += now_ms() - t0;
+        if (r != CUPTI_SUCCESS) {
+            brc_fail("cuptiRangeProfilerPushRange: %s", brc_cupti_str(r));
+            return -1;
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Runs the steps in bit order (trace/rptoggle.h); a failure makes the
+ * context unusable. 0/-1. */
+static int run_steps(struct brc_rp_ctx *c, unsigned steps, const char *push_name)
+{
+    for (unsigned b = RPT_SYNC; b <= RPT_PUSH; b <<= 1) {
+        if (!(steps & b))
+            continue;
+        int rc = run_step(c, b, push_name);
+        if (rc < 0) {
+            c->failed = true;
+            return -1;
+        }
+        if (rc == 0)
+            rpt_apply(&c->st, b);
+    }
     return 0;
 }
 
@@ -349,71 +453,93 @@ struct brc_rp_ctx *brc_rp_get(CUcontext ctx)
     xgrow((void **)&rp.ctxs, &rp.capctx, rp.nctx + 1, sizeof(*rp.ctxs));
     rp.ctxs[rp.nctx++] = c;
     c->ctx = ctx;
+    rpt_init(&c->st, brc_cfg.toggle);
     BRC_PHASE("enabling the range profiler (host object, config image, cuptiRangeProfilerEnable)");
     double t0 = now_ms();
     if (rp.profiler_state < 0 || enable(c) != 0)
         c->failed = true;
-    rp.enable_ms += now_ms() - t0;
+    rp.stats.enable_ms += now_ms() - t0;
     BRC_PHASE("launch API entry callback (range profiler, events)");
     return c->failed ? NULL : c;
 }
 
-int brc_rp_arm(struct brc_rp_ctx *c, bool graph)
+int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *kernel)
 {
     if (c->failed)
         return -1;
     if (c->reenable) {
         BRC_PHASE("enabling the range profiler again after a module unload");
         c->reenable = false;
-        rp.reenabled++;
-        if (enable_profiler(c) != 0)
-            goto failed;
+        rp.stats.reenabled++;
+        if (enable_profiler(c) != 0) {
+            c->failed = true;
+            return -1;
+        }
     }
-    /* A graph launch runs an unknown number of kernels: leave it half an image. */
-    size_t limit = graph ? brc_cfg.max_ranges / 2 : brc_cfg.max_ranges;
-    if (c->active && c->in_image >= limit) {
-        BRC_PHASE("decoding and re-arming the counter image (cuptiRangeProfilerStop/"
-                  "DecodeData/SetConfig/Start)");
-        if (collect(c) != 0)
-            goto failed;
-        if (brc_cfg.verbose)
-            fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
+    /* An auto-range graph launch runs an unknown number of kernels: leave it half an image. */
+    size_t limit = graph && !rpt_user_ranges(c->st.mode) ? brc_cfg.max_ranges / 2 : brc_cfg.max_ranges;
+    unsigned steps = rpt_profiled(&c->st, limit);
+    if (steps & RPT_BUSY) {
+        rp.stats.busy++;
+        return 1;
     }
-    if (!c->active) {
-        BRC_PHASE("arming the range profiler (cuptiRangeProfilerSetConfig/Start)");
-        if (start_image(c) != 0)
-            goto failed;
-    }
+    char name[224] = "";
+    if (steps & RPT_PUSH)   /* launches.c joins on the number; the kernel is for people */
+        rpt_range_name(name, sizeof(name), dispatch, kernel);
+    BRC_PHASE("arming the range profiler for a profiled launch");
+    int rc = run_steps(c, steps, name);
     BRC_PHASE("launch API entry callback (range profiler, events)");
+    if (rc != 0)
+        return -1;
+    rpt_count(&c->st);
     return 0;
-failed:
-    c->failed = true;
-    BRC_PHASE("launch API entry callback (range profiler, events)");
-    return -1;
 }
 
-void brc_rp_count_range(struct brc_rp_ctx *c, int delta)
+int brc_rp_launch_done(struct brc_rp_ctx *c, bool launch_failed)
 {
-    if (delta < 0 && c->in_image == 0)
-        return;
-    c->in_image = (size_t)((long)c->in_image + delta);
+    if (c->failed)
+        return -1;
+    if (launch_failed)
+        rpt_uncount_failed(&c->st);
+    unsigned steps = rpt_launch_done(&c->st, launch_failed);
+    if (!steps)
+        return 0;
+    BRC_PHASE("closing the launch's user range (cuptiRangeProfilerPopRange)");
+    int rc = run_steps(c, steps, NULL);
+    BRC_PHASE(NULL);
+    return rc;
+}
+
+bool brc_rp_count_late(struct brc_rp_ctx *c)
+{
+    return c && !c->failed && rpt_count_late(&c->st);
 }
 
 int brc_rp_disarm(struct brc_rp_ctx *c)
 {
-    if (c->failed || !c->active)
-        return c->failed ? -1 : 0;
+    if (c->failed)
+        return -1;
+    unsigned steps = rpt_unprofiled(&c->st);
+    if (!steps)
+        return 0;
     BRC_PHASE("disarming the range profiler (cuptiRangeProfilerStop/DecodeData)");
-    int rc = collect(c);
-    if (rc != 0)
-        c->failed = true;
+    int rc = run_steps(c, steps, NULL);
     BRC_PHASE("launch API entry callback (range profiler, events)");
     return rc;
 }
 
-bool brc_rp_armed(const struct brc_rp_ctx *c)
+int brc_rp_flush(struct brc_rp_ctx *c)
 {
-    return c && c->active;
+    if (c->failed)
+        return -1;
+    unsigned steps = rpt_flush(&c->st);
+    if (!steps)
+        return 0;
+    rp.stats.flushes++;
+    BRC_PHASE("decoding the counter image early: launches wait for their ranges");
+    int rc = run_steps(c, steps, NULL);
+    BRC_PHASE(NULL);
+    return rc;
 }
 
 bool brc_rp_failed(const struct brc_rp_ctx *c)
@@ -430,10 +556,18 @@ size_t brc_rp_take(struct brc_rp_ctx *c, const double **vals, const char *const 
     return n;
 }
 
+/* The last ranges of the context (whatever stretch or range is open). */
+static void finish_ranges(struct brc_rp_ctx *c)
+{
+    if (!c->failed && c->obj)
+        run_steps(c, rpt_finish(&c->st), NULL);
+    rp.stats.fallbacks += c->st.fallbacks;
+    c->st.fallbacks = 0;
+}
+
 void brc_rp_finish_ctx(struct brc_rp_ctx *c)
 {
-    if (!c->failed && c->active && collect(c) != 0)
-        c->failed = true;
+    finish_ranges(c);
     if (c->obj) {
         CUpti_RangeProfiler_Disable_Params dp = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
         dp.pRangeProfilerObject = c->obj;
@@ -469,14 +603,15 @@ void brc_rp_on_module_unload(CUcontext ctx)
         struct brc_rp_ctx *c = rp.ctxs[i];
         if (!c->ctx || c->failed || !c->obj || (ctx && c->ctx != ctx))
             continue;
-        if (c->active && collect(c) != 0) {
-            c->failed = true;
+        finish_ranges(c);
+        if (c->failed)
             continue;
-        }
         CUpti_RangeProfiler_Disable_Params dp = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
         dp.pRangeProfilerObject = c->obj;
         cuptiRangeProfilerDisable(&dp);
         c->obj = NULL;
+        enum rpt_mode mode = c->st.mode;
+        rpt_init(&c->st, mode);   /* nothing configured on the next object */
         c->reenable = true;
     }
 }
@@ -490,11 +625,7 @@ void brc_rp_finish(void)
 
 void brc_rp_stats(struct brc_rp_stats *out)
 {
-    out->ranges = rp.ranges;
-    out->ranges_dropped = rp.ranges_dropped;
-    out->reenabled = rp.reenabled;
-    out->arms = rp.arms;
-    out->enable_ms = rp.enable_ms;
-    out->arm_ms = rp.arm_ms;
-    out->decode_ms = rp.decode_ms;
+    *out = rp.stats;
+    for (size_t i = 0; i < rp.nctx; i++)   /* contexts still running */
+        out->fallbacks += rp.ctxs[i]->st.fallbacks;
 }
