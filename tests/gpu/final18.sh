@@ -7,7 +7,10 @@
 #   jax     jax_gemm.py under pass 01 with XLA's default autotuning (it unloads
 #           its candidates' modules): must finish, no crash
 #   axpy    cost: plain vs benchrun pmc (six passes, sampled), 20,001 launches;
-#           accuracy: pmc sampled vs --launches all on 2,001 launches
+#           accuracy: pmc sampled vs --launches all on 2,001 launches; the
+#           range profiler toggled as TOGGLE says (BENCHRUN_CUPTI_TOGGLE:
+#           full, the default, startstop, user, user-async; tests/gpu/toggle18.sh
+#           compares them)
 #   models  accuracy, sampled vs all: PyTorch transformer and ResNet-18 steps
 #           (tests/gpu/train_step.py)
 #   e2e     Triton mma.sync matmul, the copy workload and the JAX GEMM through
@@ -18,7 +21,7 @@
 # e2e about 6 min (estimates): more than one device call's 10 minutes, so
 # split it, e.g. PARTS="churn jax axpy" DEADLINE_S=500, then PARTS="models",
 # then PARTS="e2e".
-# usage: . .gpu/env.sh; DEADLINE_S=500 [PARTS="churn jax axpy"] bash tests/gpu/final18.sh [BUILD_DIR]
+# usage: . .gpu/env.sh; DEADLINE_S=500 [PARTS="churn jax axpy"] [TOGGLE=user] bash tests/gpu/final18.sh [BUILD_DIR]
 # PREBUILT=DIR: benchrun, lib/benchrun/libbenchrun-cupti.so, tests/gpu/{axpy,sass_repro}
 # built elsewhere (same layout as a build folder), instead of building here.
 set -u
@@ -32,6 +35,7 @@ export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
 DEADLINE_S=${DEADLINE_S:-500}
 STAGE_S=${STAGE_S:-150}
 PARTS=${PARTS:-churn jax axpy models e2e}
+TOGGLE=${TOGGLE:-full}
 LOGNAME_=final18
 . "$ROOT/tests/gpu/lib.sh"
 T=$O/table.txt
@@ -139,6 +143,7 @@ pmc_pair() {
 }
 
 if want axpy; then
+    export BENCHRUN_CUPTI_TOGGLE=$TOGGLE   # the pmc runs of this part only
     conf axpy "axpy 1M floats, 1 + 20,000 launches" "$G/axpy" 1048576 20000
     plain_s=()
     for i in 1 2 3; do
@@ -148,23 +153,24 @@ if want axpy; then
     STAGE_S=200 st axpy.pmc_sampled "$BR" pmc "$W/runs/axpy/axpy.conf" --launches sampled
     p=$(last axpy pmc)
     pmc_s=$(runjson "$p/run.json")
-    python3 - "$pmc_s" "${plain_s[@]}" >>"$T" <<'PY'
+    python3 - "$TOGGLE" "$pmc_s" "${plain_s[@]}" >>"$T" <<'PY'
 import statistics, sys
-pmc = float(sys.argv[1]); plain = statistics.median(float(x) for x in sys.argv[2:])
+toggle, pmc = sys.argv[1], float(sys.argv[2]); plain = statistics.median(float(x) for x in sys.argv[3:])
 n = 20001
-print("axpy cost, 20,001 launches: plain %.3f s (median of %d), pmc sampled (6 passes) %.3f s = %.2f x six plain runs; "
-      "added %.1f us per launch and pass" % (plain, len(sys.argv) - 2, pmc, pmc / (6 * plain),
+print("axpy cost, 20,001 launches, toggle %s: plain %.3f s (median of %d), pmc sampled (6 passes) %.3f s = %.2f x six plain runs; "
+      "added %.1f us per launch and pass" % (toggle, plain, len(sys.argv) - 3, pmc, pmc / (6 * plain),
                                               1e6 * (pmc - 6 * plain) / (6 * n)))
 PY
     for f in "$p"/*/; do
         [ -d "$f" ] && row "  $(basename "$f"): $(python3 -c "
 import json,glob
 for j in glob.glob('$f/*_cupti.json'):
-    d = json.load(open(j)); print('launches', d.get('launches'), 'profiled', d.get('launches_profiled'), 'armed', d.get('profiler_armed'), 'ms', d.get('profiler_ms'), 'err', (d.get('error') or '')[:60])" 2>/dev/null) $(grep -h "pass $(basename "$f")" "$O/axpy.pmc_sampled.log" | cut -c1-60)"
+    d = json.load(open(j)); print('launches', d.get('launches'), 'profiled', d.get('launches_profiled'), 'armed', d.get('profiler_armed'), 'toggle', (d.get('profiler_toggle') or {}).get('used'), 'calls', d.get('profiler_calls'), 'ms', d.get('profiler_ms'), 'err', (d.get('error') or '')[:60])" 2>/dev/null) $(grep -h "pass $(basename "$f")" "$O/axpy.pmc_sampled.log" | cut -c1-60)"
     done
     st axpy.analyze "$BR" analyze "$p"
     conf axpy2k "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000
     pmc_pair axpy2k 200
+    unset BENCHRUN_CUPTI_TOGGLE
 fi
 if want models; then
     conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
