@@ -63,45 +63,39 @@ static void expect(const unsigned got[NC], unsigned sync, unsigned pop, unsigned
     assert_int_equal(got[C_BUSY], 0);
 }
 
-static void test_full(void **state)
-{
-    (void)state;
-    unsigned c[NC];
-    /* limit 4: each stretch initialized+started at its first launch, stopped+
-     * decoded at the next unprofiled one (launches 4, 8, 12): 3 of each */
-    pass(RPT_FULL, seq, 4, c);
-    expect(c, 0, 0, 3, 3, 3, 3, 0);
+/* The counts worked out by hand for seq, per mode and image limit. */
+static const struct {
+    enum rpt_mode mode;
+    size_t limit;
+    unsigned sync, pop, stop, decode, init, start, push;
+} passes[] = {
+    /* each stretch initialized+started at its first launch, stopped+decoded at
+     * the next unprofiled one (launches 4, 8, 12): 3 of each */
+    { RPT_FULL, 4, 0, 0, 3, 3, 3, 3, 0 },
     /* limit 2: launch 3 finds 2 ranges: one decode and re-arm more */
-    pass(RPT_FULL, seq, 2, c);
-    expect(c, 0, 0, 4, 4, 4, 4, 0);
-}
-
-static void test_startstop(void **state)
-{
-    (void)state;
-    unsigned c[NC];
+    { RPT_FULL, 2, 0, 0, 4, 4, 4, 4, 0 },
     /* init+start at 1; stop at 4; start at 7 (4 ranges); stop at 8; at 10 the
      * image is full: decode, init, start; stop at 12; decode at the end */
-    pass(RPT_STARTSTOP, seq, 4, c);
-    expect(c, 0, 0, 3, 2, 2, 3, 0);
+    { RPT_STARTSTOP, 4, 0, 0, 3, 2, 2, 3, 0 },
     /* a large image: one init, one decode at the end */
-    pass(RPT_STARTSTOP, seq, 100, c);
-    expect(c, 0, 0, 3, 1, 1, 3, 0);
-}
-
-static void test_user(void **state)
-{
-    (void)state;
-    unsigned c[NC];
+    { RPT_STARTSTOP, 100, 0, 0, 3, 1, 1, 3, 0 },
     /* started once at 1 and kept; a push and a pop per profiled launch, each
      * after a sync; at 10 the image holds 4: stop, decode, init, start; the
      * end: stop, decode */
-    pass(RPT_USER, seq, 4, c);
-    expect(c, 12, 6, 2, 2, 2, 2, 6);
-    pass(RPT_USER_ASYNC, seq, 4, c);
-    expect(c, 0, 6, 2, 2, 2, 2, 6);
-    pass(RPT_USER, seq, 100, c);
-    expect(c, 12, 6, 1, 1, 1, 1, 6);
+    { RPT_USER, 4, 12, 6, 2, 2, 2, 2, 6 },
+    { RPT_USER_ASYNC, 4, 0, 6, 2, 2, 2, 2, 6 },
+    { RPT_USER, 100, 12, 6, 1, 1, 1, 1, 6 },
+};
+
+static void test_passes(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(passes) / sizeof(*passes); i++) {
+        unsigned c[NC];
+        pass(passes[i].mode, seq, passes[i].limit, c);
+        expect(c, passes[i].sync, passes[i].pop, passes[i].stop, passes[i].decode,
+               passes[i].init, passes[i].start, passes[i].push);
+    }
 }
 
 static void test_busy_and_failed(void **state)
@@ -235,8 +229,7 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full),           cmocka_unit_test(test_startstop),
-        cmocka_unit_test(test_user),           cmocka_unit_test(test_busy_and_failed),
+        cmocka_unit_test(test_passes),         cmocka_unit_test(test_busy_and_failed),
         cmocka_unit_test(test_flush_finish_late), cmocka_unit_test(test_start_fallback),
         cmocka_unit_test(test_range_names),    cmocka_unit_test(test_names),
     };

@@ -332,94 +332,93 @@ static int sync_ctx(void)
     return 0;
 }
 
-/* One step (an RPT_* bit); its wall time into the stats. 0/-1. */
+static int checked(CUptiResult r, const char *fn)
+{
+    if (r == CUPTI_SUCCESS)
+        return 0;
+    brc_fail("%s: %s", fn, brc_cupti_str(r));
+    return -1;
+}
+
+static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name);
+
+/* cuptiRangeProfilerStart failed with r: startstop restarting a stopped
+ * image gets the retry rptoggle gives (decode, init, start; full from then
+ * on, which the JSON says). 1: the retry ran and is applied; -1: failed. */
+static int start_failed(struct brc_rp_ctx *c, CUptiResult r)
+{
+    unsigned retry = rpt_start_failed(&c->st);
+    if (!retry)
+        return checked(r, "cuptiRangeProfilerStart");
+    for (unsigned b = RPT_DECODE; b <= RPT_START; b <<= 1) {
+        if (!(retry & b))
+            continue;
+        if (run_step(c, b, NULL) != 0)
+            return -1;
+        rpt_apply(&c->st, b);
+    }
+    return 1;
+}
+
+/* One step (an RPT_* bit), counted and timed in the stats. 0, 1 (done and
+ * applied by a retry) or -1. */
 static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
 {
     struct brc_rp_stats *t = &rp.stats;
-    double t0 = now_ms();
+    double t0 = now_ms(), *ms = &t->push_ms;
+    uint64_t *n = NULL;
     int rc = 0;
     switch (step) {
     case RPT_SYNC:
         rc = sync_ctx();
-        t->syncs++;
-        t->sync_ms += now_ms() - t0;
-        return rc;
+        ms = &t->sync_ms, n = &t->syncs;
+        break;
     case RPT_POP: {
         CUpti_RangeProfiler_PopRange_Params pp = { CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE };
         pp.pRangeProfilerObject = c->obj;
-        CUptiResult r = cuptiRangeProfilerPopRange(&pp);
-        t->push_ms += now_ms() - t0;
-        if (r != CUPTI_SUCCESS) {
-            brc_fail("cuptiRangeProfilerPopRange: %s", brc_cupti_str(r));
-            return -1;
-        }
-        return 0;
+        rc = checked(cuptiRangeProfilerPopRange(&pp), "cuptiRangeProfilerPopRange");
+        break;
     }
     case RPT_STOP: {
         CUpti_RangeProfiler_Stop_Params sp = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
         sp.pRangeProfilerObject = c->obj;
-        CUptiResult r = cuptiRangeProfilerStop(&sp);
-        t->stops++;
-        t->stop_ms += now_ms() - t0;
-        if (r != CUPTI_SUCCESS) {
-            brc_fail("cuptiRangeProfilerStop: %s", brc_cupti_str(r));
-            return -1;
-        }
-        return 0;
+        rc = checked(cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
+        ms = &t->stop_ms, n = &t->stops;
+        break;
     }
     case RPT_DECODE:
         BRC_PHASE("decoding the counter image (cuptiRangeProfilerDecodeData, evaluation)");
         rc = decode(c);
-        t->decodes++;
-        t->decode_ms += now_ms() - t0;
-        return rc;
+        ms = &t->decode_ms, n = &t->decodes;
+        break;
     case RPT_INIT:
         BRC_PHASE("initializing the counter image (cuptiRangeProfilerSetConfig)");
         rc = init_image(c);
-        t->inits++;
-        t->init_ms += now_ms() - t0;
-        return rc;
+        ms = &t->init_ms, n = &t->inits;
+        break;
     case RPT_START: {
         CUpti_RangeProfiler_Start_Params sp = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
         sp.pRangeProfilerObject = c->obj;
         CUptiResult r = cuptiRangeProfilerStart(&sp);
         t->arms++;
         t->start_ms += now_ms() - t0;
-        if (r != CUPTI_SUCCESS) {
-            unsigned retry = rpt_start_failed(&c->st);
-            if (!retry) {
-                brc_fail("cuptiRangeProfilerStart: %s", brc_cupti_str(r));
-                return -1;
-            }
-            /* startstop: this CUPTI does not restart a stopped one-pass config;
-             * full from now on (the JSON says so) */
-            for (unsigned b = RPT_DECODE; b <= RPT_START; b <<= 1) {
-                if (!(retry & b))
-                    continue;
-                if (run_step(c, b, NULL) != 0)
-                    return -1;
-                rpt_apply(&c->st, b);
-            }
-            return 1;   /* the retry's steps are applied already */
-        }
-        return 0;
+        return r == CUPTI_SUCCESS ? 0 : start_failed(c, r);
     }
     case RPT_PUSH: {
         CUpti_RangeProfiler_PushRange_Params pp = { CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE };
         pp.pRangeProfilerObject = c->obj;
         pp.pRangeName = push_name;
-        CUptiResult r = cuptiRangeProfilerPushRange(&pp);
-        t->pushes++;
-        t->push_ms += now_ms() - t0;
-        if (r != CUPTI_SUCCESS) {
-            brc_fail("cuptiRangeProfilerPushRange: %s", brc_cupti_str(r));
-            return -1;
-        }
-        return 0;
+        rc = checked(cuptiRangeProfilerPushRange(&pp), "cuptiRangeProfilerPushRange");
+        n = &t->pushes;
+        break;
     }
     default:
         return 0;
     }
+    *ms += now_ms() - t0;
+    if (n)
+        (*n)++;
+    return rc;
 }
 
 /* Runs the steps in bit order (trace/rptoggle.h); a failure makes the
@@ -438,6 +437,17 @@ static int run_steps(struct brc_rp_ctx *c, unsigned steps, const char *push_name
             rpt_apply(&c->st, b);
     }
     return 0;
+}
+
+/* run_steps with the crash report's phase set to `phase`, then `after`. */
+static int run_in_phase(struct brc_rp_ctx *c, unsigned steps, const char *phase, const char *after)
+{
+    if (!steps)
+        return 0;
+    BRC_PHASE(phase);
+    int rc = run_steps(c, steps, NULL);
+    BRC_PHASE(after);
+    return rc;
 }
 
 struct brc_rp_ctx *brc_rp_get(CUcontext ctx)
@@ -501,13 +511,8 @@ int brc_rp_launch_done(struct brc_rp_ctx *c, bool launch_failed)
         return -1;
     if (launch_failed)
         rpt_uncount_failed(&c->st);
-    unsigned steps = rpt_launch_done(&c->st, launch_failed);
-    if (!steps)
-        return 0;
-    BRC_PHASE("closing the launch's user range (cuptiRangeProfilerPopRange)");
-    int rc = run_steps(c, steps, NULL);
-    BRC_PHASE(NULL);
-    return rc;
+    return run_in_phase(c, rpt_launch_done(&c->st, launch_failed),
+                        "closing the launch's user range (cuptiRangeProfilerPopRange)", NULL);
 }
 
 bool brc_rp_count_late(struct brc_rp_ctx *c)
@@ -519,13 +524,9 @@ int brc_rp_disarm(struct brc_rp_ctx *c)
 {
     if (c->failed)
         return -1;
-    unsigned steps = rpt_unprofiled(&c->st);
-    if (!steps)
-        return 0;
-    BRC_PHASE("disarming the range profiler (cuptiRangeProfilerStop/DecodeData)");
-    int rc = run_steps(c, steps, NULL);
-    BRC_PHASE("launch API entry callback (range profiler, events)");
-    return rc;
+    return run_in_phase(c, rpt_unprofiled(&c->st),
+                        "disarming the range profiler (cuptiRangeProfilerStop/DecodeData)",
+                        "launch API entry callback (range profiler, events)");
 }
 
 int brc_rp_flush(struct brc_rp_ctx *c)
@@ -533,13 +534,9 @@ int brc_rp_flush(struct brc_rp_ctx *c)
     if (c->failed)
         return -1;
     unsigned steps = rpt_flush(&c->st);
-    if (!steps)
-        return 0;
-    rp.stats.flushes++;
-    BRC_PHASE("decoding the counter image early: launches wait for their ranges");
-    int rc = run_steps(c, steps, NULL);
-    BRC_PHASE(NULL);
-    return rc;
+    rp.stats.flushes += steps != 0;
+    return run_in_phase(c, steps, "decoding the counter image early: launches wait for their ranges",
+                        NULL);
 }
 
 bool brc_rp_failed(const struct brc_rp_ctx *c)
