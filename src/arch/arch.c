@@ -646,6 +646,11 @@ const char *arch_profile_name(const char *arch)
     return arch;
 }
 
+const char *arch_default(enum gpu_vendor vendor)
+{
+    return vendor == GPU_VENDOR_NVIDIA ? "gh100" : "gfx942";
+}
+
 bool arch_is_nvidia(const struct arch_profile *ap)
 {
     return ap && ap->vendor && strcmp(ap->vendor, "nvidia") == 0;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "arch/expr.h"
+#include "gpu/gpu.h"
 
 /* What a slot holds for a row. */
 enum arch_sym_kind {
@@ -148,9 +149,13 @@ char *arch_profile_path(const char *arch, const char *source);
  * joined with ", "; "none" when there are none. Caller frees. */
 char *arch_profile_names(void);
 /* The profile name of a detected architecture: NVIDIA GPUs are detected as
- * sm_<compute capability> (stage/gpu.c); sm_90 (H100/H200) -> "gh100". Other
+ * sm_<compute capability> (gpu/gpu.c); sm_90 (H100/H200) -> "gh100". Other
  * names are returned unchanged. Static or arch itself. */
 const char *arch_profile_name(const char *arch);
+/* The profile used when nothing names the GPU (no ARCH, no GPU on this
+ * node, no architecture in the run's files): gh100 for NVIDIA, else gfx942
+ * (the seed flow's MI300X). Static. */
+const char *arch_default(enum gpu_vendor vendor);
 /* The vendor's own counter behind the fallback clock (cycles over kernel
  * time), for messages: "sm__cycles_elapsed / N_SM" on NVIDIA,
  * "GRBM_GUI_ACTIVE / N_XCC" otherwise. */

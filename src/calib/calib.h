@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gpu/gpu.h"
 #include "util/strv.h"
 
 /* The program's parameters (calib.cu `struct params`, same names). */
@@ -39,7 +40,7 @@ struct br_calib_params {
 };
 
 /* Defaults for "nvidia" or "amd" (sizes fit any 40+ GB GPU; a few s of run). */
-void br_calib_params_default(struct br_calib_params *p, const char *vendor);
+void br_calib_params_default(struct br_calib_params *p, enum gpu_vendor vendor);
 /* Appends the program's arguments ("n=134217728", ...) to out. */
 void br_calib_params_argv(const struct br_calib_params *p, struct strv *out);
 
@@ -187,7 +188,7 @@ int br_calib_check_energy(const char *prof_dir, struct br_calib_results *res);
 /* ---- the run (calib_run.c) -------------------------------------------------- */
 
 struct br_calib_run {
-    const char *vendor;         /* "nvidia" or "amd" */
+    enum gpu_vendor vendor;     /* NVIDIA or AMD */
     const char *outdir;         /* absolute; created */
     const char *compiler;       /* nvcc/hipcc path; NULL: searched */
     const char *gpu_arch;       /* "sm_90", "gfx942"; NULL: detected, else sm_90/gfx942 */

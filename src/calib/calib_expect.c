@@ -19,9 +19,9 @@
 
 #include "util/xalloc.h"
 
-void br_calib_params_default(struct br_calib_params *p, const char *vendor)
+void br_calib_params_default(struct br_calib_params *p, enum gpu_vendor vendor)
 {
-    bool amd = vendor && strcmp(vendor, "amd") == 0;
+    bool amd = vendor == GPU_VENDOR_AMD;
     *p = (struct br_calib_params){
         .n = 1L << 27,          /* 1 GiB per array: 18x the H200's 50 MiB L2 */
         .stream_reps = 8,       /* leftover dirty L2 lines < 1 % of 8 GiB */

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage/stage.h"
+#include "gpu/gpu.h"
+#include "stage/exec.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
@@ -66,9 +67,9 @@ static char *cuda_glob(void)
     return found;
 }
 
-static char *find_compiler(const char *vendor)
+static char *find_compiler(enum gpu_vendor vendor)
 {
-    bool amd = strcmp(vendor, "amd") == 0;
+    bool amd = vendor == GPU_VENDOR_AMD;
     const char *tool = amd ? "hipcc" : "nvcc";
     char *p = env_bin(amd ? "HIPCC" : "NVCC", NULL);
     if (!p)
@@ -87,13 +88,15 @@ static char *find_compiler(const char *vendor)
     return p;
 }
 
-static char *detect_arch(const char *vendor)
+/* The compiler's target: the GPU found, else the vendor's default (the
+ * gfx942 or sm_90 the profiles default to). */
+static char *detect_arch(enum gpu_vendor vendor)
 {
-    struct br_gpus g;
-    br_gpu_detect(&g);
-    char *a = g.arch && g.vendor && strcmp(g.vendor, vendor) == 0 ? xstrdup(g.arch) : NULL;
-    br_gpus_free(&g);
-    return a ? a : xstrdup(strcmp(vendor, "amd") == 0 ? "gfx942" : "sm_90");
+    struct gpu_node g;
+    gpu_detect(&g);
+    char *a = g.arch && g.vendor == vendor ? xstrdup(g.arch) : NULL;
+    gpu_node_release(&g);
+    return a ? a : xstrdup(vendor == GPU_VENDOR_AMD ? "gfx942" : "sm_90");
 }
 
 int br_calib_build(struct br_calib_run *r)
@@ -101,8 +104,8 @@ int br_calib_build(struct br_calib_run *r)
     char *cc = r->compiler ? xstrdup(r->compiler) : find_compiler(r->vendor);
     if (!cc)
         return br_error("calibrate: no %s found (set %s or put it in PATH)",
-                        strcmp(r->vendor, "amd") == 0 ? "hipcc" : "nvcc",
-                        strcmp(r->vendor, "amd") == 0 ? "HIPCC" : "NVCC");
+                        r->vendor == GPU_VENDOR_AMD ? "hipcc" : "nvcc",
+                        r->vendor == GPU_VENDOR_AMD ? "HIPCC" : "NVCC");
     char *src = fs_share_path("calibrate/calib.cu");
     char *arch = r->gpu_arch ? xstrdup(r->gpu_arch) : detect_arch(r->vendor);
     char *bindir = fs_path_join(r->outdir, "bin"), *logdir = fs_path_join(r->outdir, "logs");
@@ -111,7 +114,7 @@ int br_calib_build(struct br_calib_run *r)
     r->exe = fs_path_join(bindir, "calib");
     struct strv argv;
     strv_init(&argv);
-    if (strcmp(r->vendor, "amd") == 0) {
+    if (r->vendor == GPU_VENDOR_AMD) {
         strv_pushv(&argv, (const char *const[]){ cc, "-O3", "-x", "hip", NULL });
         strv_pushf(&argv, "--offload-arch=%s", arch);
     } else {
@@ -125,15 +128,15 @@ int br_calib_build(struct br_calib_run *r)
             strv_pushf(&argv, "-arch=%s", arch);
     }
     strv_pushv(&argv, (const char *const[]){ "-o", r->exe, src ? src : "", NULL });
-    strv_push(&argv, strcmp(r->vendor, "amd") == 0 ? "-lhipblas" : "-lcublas");
-    struct br_exec_result x = { 0 };
-    if (rc == 0 && br_stage_exec(&argv, log, &x) != 0)
+    strv_push(&argv, r->vendor == GPU_VENDOR_AMD ? "-lhipblas" : "-lcublas");
+    struct stage_exec_result x = { 0 };
+    if (rc == 0 && stage_exec(&argv, log, &x) != 0)
         rc = -1;
     else if (rc == 0 && (x.exit_code != 0 || !fs_exists(r->exe)))
         rc = br_error("calibrate: building %s failed (exit %d): see %s", src, x.exit_code, log);
     if (rc == 0)
         progress(r, "built %s for %s with %s (%.1f s)", r->exe, arch, cc, x.wall_s);
-    br_exec_result_release(&x);
+    stage_exec_result_release(&x);
     strv_free(&argv);
     free(cc), free(src), free(arch), free(bindir), free(logdir), free(log);
     return rc;
@@ -161,7 +164,7 @@ int br_calib_write_conf(struct br_calib_run *r)
     conf_line(&sb, "RESULTS_DIR", results);
     sb_adds(&sb, "NGPUS=1\nNTASKS=1\nBIND_GPU_PER_TASK=0\nSAMPLE_GPUS=0\nSAMPLE_MS=1\n"
                  "MODULES=()\nROCM_PATH=${ROCM_PATH:-}\nLAUNCHER=\n");
-    conf_line(&sb, "VENDOR", r->vendor);
+    conf_line(&sb, "VENDOR", gpu_vendor_name(r->vendor));
     if (r->counters)
         conf_line(&sb, "COUNTERS", r->counters);
     sb_adds(&sb, "PERF_GREP='^calib'\nREQUIRED_FILES=(");
@@ -232,13 +235,13 @@ static int stage(struct br_calib_run *r, const char *name, const char *const *ar
     strv_push(&argv, self);
     strv_pushv(&argv, args);
     progress(r, "%s ...", name);
-    struct br_exec_result x = { 0 };
-    int code = br_stage_exec(&argv, log, &x) == 0 ? x.exit_code : -1;
+    struct stage_exec_result x = { 0 };
+    int code = stage_exec(&argv, log, &x) == 0 ? x.exit_code : -1;
     char *check = xasprintf("stage %s: exit status", name), *meas = xasprintf("%d (%.1f s)", code, x.wall_s);
     br_calib_result_add(res, check, "0", meas, log, code == 0 ? BR_CALIB_PASS : BR_CALIB_MISS,
                         code == 0 ? NULL : "stage failed: see its log");
     progress(r, "%s: exit %d, %.1f s (log %s)", name, code, x.wall_s, log);
-    br_exec_result_release(&x);
+    stage_exec_result_release(&x);
     strv_free(&argv);
     free(self), free(log), free(check), free(meas);
     return code;

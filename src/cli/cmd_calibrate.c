@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "calib/calib.h"
-#include "stage/stage.h"
+#include "gpu/gpu.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
 
@@ -95,7 +95,8 @@ static int parse(int argc, char **argv, struct calib_opts *o)
     }
     if (optind < argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
-    if (o->vendor && strcmp(o->vendor, "nvidia") != 0 && strcmp(o->vendor, "amd") != 0)
+    enum gpu_vendor v;
+    if (o->vendor && (gpu_vendor_parse(o->vendor, &v) != 0 || v == GPU_VENDOR_NONE))
         return cli_usage_error("calibrate", "--vendor must be nvidia or amd, not '%s'", o->vendor);
     if (o->build_only && o->check_pmc)
         return cli_usage_error("calibrate", "--build-only and --check exclude each other");
@@ -107,14 +108,15 @@ static int parse(int argc, char **argv, struct calib_opts *o)
 }
 
 /* Vendor from the option, else the GPUs found, else nvidia (the GPU we test on). */
-static char *pick_vendor(const struct calib_opts *o)
+static enum gpu_vendor pick_vendor(const struct calib_opts *o)
 {
-    if (o->vendor)
-        return xstrdup(o->vendor);
-    struct br_gpus g;
-    br_gpu_detect(&g);
-    char *v = xstrdup(g.vendor && strcmp(g.vendor, "amd") == 0 ? "amd" : "nvidia");
-    br_gpus_free(&g);
+    enum gpu_vendor v;
+    if (o->vendor && gpu_vendor_parse(o->vendor, &v) == 0)
+        return v;
+    struct gpu_node g;
+    gpu_detect(&g);
+    v = g.vendor == GPU_VENDOR_AMD ? GPU_VENDOR_AMD : GPU_VENDOR_NVIDIA;
+    gpu_node_release(&g);
     return v;
 }
 
@@ -187,12 +189,13 @@ int cmd_calibrate(int argc, char **argv)
     int prc = parse(argc, argv, &o);
     if (prc != 0)
         return prc == 1 ? BR_EXIT_OK : BR_EXIT_USAGE;
-    char *vendor = pick_vendor(&o), *outdir = fs_abspath(o.outdir);
+    enum gpu_vendor vendor = pick_vendor(&o);
+    char *outdir = fs_abspath(o.outdir);
     struct br_calib_run r = { .vendor = vendor, .outdir = outdir, .compiler = o.compiler,
                               .gpu_arch = o.arch,
                               /* NVIDIA: set ml, whose 8-bit pass the FP8 and INT8 paths need */
                               .counters = o.counters ? o.counters
-                                          : strcmp(vendor, "nvidia") == 0 ? "ml" : NULL,
+                                          : vendor == GPU_VENDOR_NVIDIA ? "ml" : NULL,
                               .progress = cli_show_progress(o.progress) };
     br_calib_params_default(&r.params, vendor);
     struct br_calib_results res = { 0 };
@@ -210,7 +213,6 @@ int cmd_calibrate(int argc, char **argv)
     }
     br_calib_results_free(&res);
     br_calib_run_release(&r);
-    free(vendor);
     free(outdir);
     return rc;
 }

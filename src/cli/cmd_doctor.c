@@ -1,6 +1,6 @@
 /* cmd_doctor.c - 'benchrun doctor': what this node has for benchrun.
  *
- * GPUs and their architecture (stage/gpu.c detection), driver, profilers
+ * GPUs and their architecture (gpu/gpu.c detection), driver, profilers
  * and libraries found (rocprofv3, rocminfo, amd-smi, nvidia-smi, ncu; NVML,
  * CUPTI, amd-smi library, benchrun's CUPTI tracer), the sampler backends that
  * would work (sample.h probes), Slurm allocation, and whether performance
@@ -11,7 +11,7 @@
  */
 #include "cli/cli.h"
 #include "sample/sample.h"
-#include "stage/stage.h"
+#include "gpu/gpu.h"
 #include "trace/cupti_env.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
@@ -45,18 +45,18 @@ static void row(const char *k, const char *fmt, ...)
 
 static void gpus(void)
 {
-    struct br_gpus g;
-    br_gpu_detect(&g);
+    struct gpu_node g;
+    gpu_detect(&g);
     printf("GPUs\n");
     if (g.count == 0) {
         row("found", "none (looked at: KFD topology, rocminfo, nvidia-smi, /proc/driver/nvidia)");
     } else {
         row("found", "%d x %s%s%s (%s)", g.count, g.arch ? g.arch : "unknown arch",
-            g.name ? ", " : "", g.name ? g.name : "", g.vendor);
+            g.name ? ", " : "", g.name ? g.name : "", gpu_vendor_name(g.vendor));
         row("detected by", "%s", g.source);
         row("driver", "%s", g.driver ? g.driver : "unknown");
     }
-    br_gpus_free(&g);
+    gpu_node_release(&g);
 }
 
 static void tools(void)

@@ -4,6 +4,7 @@
  * The app's exit status decides the stage's: non-zero -> exit 1. */
 #include "cli/cli.h"
 #include "cli/stageargs.h"
+#include "stage/runinfo.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
 
@@ -26,24 +27,24 @@ static const char usage[] =
     "Exit status: 0 the app succeeded, 1 it failed (results kept) or the conf is\n"
     "invalid, 2 usage error.\n";
 
-static int plain_run(struct br_stage *st, const struct strv *app)
+static int plain_run(struct stage *st, const struct strv *app)
 {
     char *log = fs_path_join(st->rundir, "app.txt");
-    struct br_exec_result r;
-    int rc = br_run_info_write(st, app, NULL, NULL);
+    struct stage_exec_result r;
+    int rc = stage_run_info_write(st, app, NULL, NULL);
     if (rc == 0)
-        rc = br_stage_exec(app, log, &r);
+        rc = stage_exec(app, log, &r);
     if (rc != 0) {
         free(log);
         return BR_EXIT_FAIL;
     }
     json_t *extra = json_object();
-    br_stage_perf_lines(st, log, extra);
-    rc = br_run_info_write(st, app, &r, extra);
+    stage_perf_lines(st, log, extra);
+    rc = stage_run_info_write(st, app, &r, extra);
     json_decref(extra);
-    br_stage_summary(st, &r);
-    int code = strcmp(br_run_status(&r), "ok") == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
-    br_exec_result_release(&r);
+    stage_summary(st, &r);
+    int code = strcmp(stage_run_status(&r), "ok") == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
+    stage_exec_result_release(&r);
     free(log);
     return code;
 }
@@ -55,22 +56,22 @@ int cmd_plain(int argc, char **argv)
     int rc = cli_stage_args("plain", usage, argc, argv, &conf, &dry);
     if (rc != 0)
         return rc == 1 ? BR_EXIT_OK : rc;
-    struct br_stage st;
-    if (br_stage_begin(&st, "plain", conf, dry) != 0)
+    struct stage st;
+    if (stage_begin(&st, "plain", conf, dry) != 0)
         return BR_EXIT_FAIL;
     struct strv app;
-    if (br_app_argv(&st, NULL, NULL, &app) != 0) {
-        br_stage_release(&st);
+    if (stage_app_argv(&st, NULL, NULL, &app) != 0) {
+        stage_release(&st);
         return BR_EXIT_FAIL;
     }
     if (dry) {
-        br_dry_run_header(&st);
-        br_dry_run_print(&app);
+        stage_dry_run_header(&st);
+        stage_dry_run_print(&app);
         rc = BR_EXIT_OK;
     } else {
         rc = plain_run(&st, &app);
     }
     strv_free(&app);
-    br_stage_release(&st);
+    stage_release(&st);
     return rc;
 }

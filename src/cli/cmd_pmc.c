@@ -16,8 +16,10 @@
  * the reader scales the profiled launches up (read/extrapolate.h).
  */
 #include "cli/cli.h"
+#include "arch/arch.h"
 #include "collect/collect.h"
 #include "read/sampfile.h"
+#include "stage/runinfo.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
 #include "util/textesc.h"
@@ -99,7 +101,7 @@ static int parse(int argc, char **argv, struct pmc_opts *o)
 }
 
 struct pmc_run {
-    struct br_stage st;
+    struct stage st;
     const struct br_collector_ops *col;
     struct br_passes passes;
     char *tool_version;
@@ -112,16 +114,17 @@ struct pmc_run {
     bool stopped;               /* a stop signal arrived: no more passes */
 };
 
-/* Architecture for the profile: ARCH, else detected, else (dry run) gfx942. */
-static char *pick_arch(const struct br_stage *st)
+/* Architecture for the profile: ARCH, else detected, else (dry run) the
+ * vendor's default profile. */
+static char *pick_arch(const struct stage *st)
 {
     if (st->conf.arch)
         return xstrdup(st->conf.arch);
     if (st->gpus.arch)
         return xstrdup(st->gpus.arch);
     if (st->dry_run) {
-        const char *a = st->conf.vendor && strcmp(st->conf.vendor, "nvidia") == 0 ? "gh100" : "gfx942";
-        br_dry_run_note("ARCH not set in the conf and no GPU here: assuming %s", a);
+        const char *a = arch_default(st->conf.vendor);
+        stage_dry_run_note("ARCH not set in the conf and no GPU here: assuming %s", a);
         return xstrdup(a);
     }
     br_error("%s: cannot tell the GPU architecture (no GPU detected): set ARCH in the conf",
@@ -129,7 +132,7 @@ static char *pick_arch(const struct br_stage *st)
     return NULL;
 }
 
-static const struct br_collector_ops *pick_collector(const struct br_stage *st, const char *name)
+static const struct br_collector_ops *pick_collector(const struct stage *st, const char *name)
 {
     if (name) {
         const struct br_collector_ops *c = br_collector_find(name);
@@ -137,10 +140,10 @@ static const struct br_collector_ops *pick_collector(const struct br_stage *st, 
             br_error("unknown collector '%s'", name);
         return c;
     }
-    const char *v = strcmp(st->vendor ? st->vendor : "", "nvidia") == 0 ? "nvidia" : "amd";
+    enum gpu_vendor v = st->vendor == GPU_VENDOR_NVIDIA ? GPU_VENDOR_NVIDIA : GPU_VENDOR_AMD;
     const struct br_collector_ops *c = br_collector_for_vendor(v);
     if (!c)
-        br_error("no counter collector for %s GPUs in this build", v);
+        br_error("no counter collector for %s GPUs in this build", gpu_vendor_name(v));
     return c;
 }
 
@@ -159,7 +162,7 @@ static void pass_req(const struct pmc_run *r, const struct br_pass *p, const cha
     req->dry_run = r->st.dry_run;
 }
 
-static json_t *pass_record(const struct br_pass *p, const struct br_exec_result *x, int nfiles)
+static json_t *pass_record(const struct br_pass *p, const struct stage_exec_result *x, int nfiles)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", esc_json_string(p->name));
@@ -175,15 +178,15 @@ static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct st
                      const struct br_collect_req *req)
 {
     char *log = xasprintf("%s/rocprof.%s.txt", req->dir, p->name);
-    struct br_exec_result x;
+    struct stage_exec_result x;
     memset(&x, 0, sizeof(x));
     x.exit_code = -1;
-    if (br_stage_exec(app, log, &x) == 0 && r->col->fixup)
+    if (stage_exec(app, log, &x) == 0 && r->col->fixup)
         r->col->fixup(req);
     struct strv files;
     strv_init(&files);
     const char *suffix = br_rocprof_counter_suffix(r->format);
-    int nfiles = br_collect_find_outputs(req->dir, suffix, &files);
+    int nfiles = fs_list_suffix(req->dir, suffix, &files);
     strv_free(&files);
     bool ok = x.exit_code == 0 && nfiles > 0;
     printf("pass %s: rc=%d, %.3f s, %d counter file%s%s%s\n", p->name, x.exit_code, x.wall_s,
@@ -195,7 +198,7 @@ static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct st
     r->failed += !ok;
     r->stopped |= x.forwarded_signal != 0;
     json_array_append_new(r->results, pass_record(p, &x, nfiles < 0 ? 0 : nfiles));
-    br_exec_result_release(&x);
+    stage_exec_result_release(&x);
     free(log);
 }
 
@@ -228,10 +231,10 @@ static int do_pass(struct pmc_run *r, const struct br_pass *p)
     int rc = r->st.dry_run ? 0 : prepare_pass_dir(r, p, dir);
     if (rc == 0)
         rc = r->col->pmc_argv(&req, &col);
-    if (rc == 0 && (rc = br_app_argv(&r->st, dir, &col, &app)) == 0) {
+    if (rc == 0 && (rc = stage_app_argv(&r->st, dir, &col, &app)) == 0) {
         if (r->st.dry_run) {
-            br_dry_run_note("pass %s: %zu counters -> %s/", p->name, p->counters.n, dir);
-            br_dry_run_print(&app);
+            stage_dry_run_note("pass %s: %zu counters -> %s/", p->name, p->counters.n, dir);
+            stage_dry_run_print(&app);
         } else {
             run_pass(r, p, &app, &req);
         }
@@ -288,7 +291,7 @@ static const char *pick_set(const struct pmc_run *r, const struct pmc_opts *o, c
 static int pick_launches(struct pmc_run *r, const struct pmc_opts *o)
 {
     const char *want = o->launches ? o->launches : r->st.conf.launches;
-    bool nvidia = strcmp(r->col->vendor, "nvidia") == 0;
+    bool nvidia = r->col->vendor == GPU_VENDOR_NVIDIA;
     if (!want || !strcmp(want, "auto")) {
         r->sampled = nvidia && r->col->sample_unit;
         r->launches_why = nvidia ? "default on NVIDIA" : "default on AMD";
@@ -341,16 +344,17 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
     r->results = json_array();
     if (r->st.dry_run) {
         bool rocprof = strcmp(r->col->name, "rocprofv3") == 0;
-        br_dry_run_note("counter set '%s' from %s: %zu passes, collector %s%s%s%s, output %s (%s)",
-                        r->passes.set, r->passes.source, r->passes.n, r->col->name,
-                        rocprof ? " (ROCm " : "",
-                        rocprof ? (r->tool_version ? r->tool_version : "6.3+ assumed") : "",
-                        rocprof ? ")" : "", r->format, r->format_why);
+        stage_dry_run_note("counter set '%s' from %s: %zu passes, collector %s%s%s%s, output %s "
+                           "(%s)",
+                           r->passes.set, r->passes.source, r->passes.n, r->col->name,
+                           rocprof ? " (ROCm " : "",
+                           rocprof ? (r->tool_version ? r->tool_version : "6.3+ assumed") : "",
+                           rocprof ? ")" : "", r->format, r->format_why);
         char plan[96] = "";
         if (r->sampled)
             lp_plan_format(&r->sampling.plan, plan, sizeof(plan));
-        br_dry_run_note("launches: %s%s%s (%s)", r->sampled ? "sampled" : "all", *plan ? " " : "",
-                        plan, r->launches_why);
+        stage_dry_run_note("launches: %s%s%s (%s)", r->sampled ? "sampled" : "all",
+                           *plan ? " " : "", plan, r->launches_why);
         return 0;
     }
     printf("pmc: counter set '%s' from %s: %zu passes\n", r->passes.set, r->passes.source,
@@ -375,7 +379,7 @@ static int finish(struct pmc_run *r)
     }
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
-    struct br_exec_result sum = { .started = true, .exit_code = r->failed ? 1 : 0 };
+    struct stage_exec_result sum = { .started = true, .exit_code = r->failed ? 1 : 0 };
     if (r->stopped) {           /* the killed pass's reason first: "time limit" (issue 4) */
         json_t *last = json_array_get(r->results, json_array_size(r->results) - 1);
         const char *why = json_string_value(json_object_get(last, "reason"));
@@ -388,10 +392,10 @@ static int finish(struct pmc_run *r)
     json_array_foreach(r->results, i, p)
         wall += json_real_value(json_object_get(p, "wall_time_s"));
     sum.wall_s = wall;
-    int rc = br_run_info_write(&r->st, NULL, &sum, extra);
+    int rc = stage_run_info_write(&r->st, NULL, &sum, extra);
     printf("pmc: %s: %zu of %zu passes ok; results in %s\n", r->st.conf.workload,
            json_array_size(r->results) - (size_t)r->failed, r->passes.n, r->st.rundir);
-    br_exec_result_release(&sum);
+    stage_exec_result_release(&sum);
     json_decref(extra);
     return rc == 0 && r->failed == 0 && !r->stopped ? BR_EXIT_OK : BR_EXIT_FAIL;
 }
@@ -404,13 +408,13 @@ int cmd_pmc(int argc, char **argv)
         return rc == 1 ? BR_EXIT_OK : rc;
     struct pmc_run r;
     memset(&r, 0, sizeof(r));
-    if (br_stage_load(&r.st, "pmc", o.conf, o.dry_run) != 0)
+    if (stage_load(&r.st, "pmc", o.conf, o.dry_run) != 0)
         return BR_EXIT_FAIL;
     if (o.dry_run)
-        br_dry_run_header(&r.st);
+        stage_dry_run_header(&r.st);
     rc = setup(&r, &o);
     if (rc == 0 && !o.dry_run)
-        rc = br_stage_start(&r.st) == 0 ? write_counters_json(&r) : -1;
+        rc = stage_start(&r.st) == 0 ? write_counters_json(&r) : -1;
     rc = rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
     for (size_t i = 0; rc == BR_EXIT_OK && i < r.passes.n && !r.stopped; i++)
         do_pass(&r, &r.passes.v[i]);
@@ -421,6 +425,6 @@ int cmd_pmc(int argc, char **argv)
     json_decref(r.results);
     br_passes_free(&r.passes);
     free(r.tool_version);
-    br_stage_release(&r.st);
+    stage_release(&r.st);
     return rc;
 }

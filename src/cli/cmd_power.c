@@ -13,7 +13,9 @@
 #include "cli/cli.h"
 #include "cli/stageargs.h"
 #include "collect/collect.h"
+#include "metrics/powersum.h"
 #include "stage/nodesamp.h"
+#include "stage/runinfo.h"
 #include "stage/stage.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -44,17 +46,76 @@ struct trace_fmt {
     const char *format, *why;
 };
 
+/* ---- the summary printed at the end (metrics/powersum.h has the values) ---- */
+
+static void line_num(const char *label, json_t *o, const char *k1, const char *k2, const char *unit)
+{
+    json_t *a = json_object_get(o, k1), *b = k2 ? json_object_get(o, k2) : NULL;
+    printf("  %-16s", label);
+    if (json_is_real(a))
+        printf(" mean %.1f %s", json_real_value(a), unit);
+    if (json_is_real(b))
+        printf("%s max %.1f %s", json_is_real(a) ? "," : "", json_real_value(b), unit);
+    if (!json_is_real(a) && !json_is_real(b))
+        printf(" n/a");
+    printf("\n");
+}
+
+/* "alignment  clock_ref boottime N ns; first sample +x s; first kernel +y s". */
+static void alignment_line(const char *label, json_t *o)
+{
+    json_t *r = json_object_get(o, "clock_ref_boottime_ns");
+    json_t *s = json_object_get(o, "first_sample_after_ref_s");
+    json_t *k = json_object_get(o, "first_kernel_after_ref_s");
+    printf("  %-16s clock_ref boottime %s", label, json_is_integer(r) ? "" : "missing");
+    if (json_is_integer(r))
+        printf("%lld ns", (long long)json_integer_value(r));
+    if (json_is_real(s))
+        printf("; first sample %+.3f s", json_real_value(s));
+    if (json_is_real(k))
+        printf("; first kernel %+.3f s", json_real_value(k));
+    printf("\n");
+}
+
+static void print_summary(json_t *o)
+{
+    printf("  %-16s %lld in %lld telemetry file(s)\n", "samples",
+           (long long)json_integer_value(json_object_get(o, "samples")),
+           (long long)json_integer_value(json_object_get(o, "telemetry_files")));
+    line_num("socket power", o, "socket_power_W_mean", "socket_power_W_max", "W");
+    line_num("gfx clock", o, "gfx_clock_MHz_mean", "gfx_clock_MHz_max", "MHz");
+    line_num("hotspot temp", o, NULL, "hotspot_temp_C_max", "C");
+    if (json_is_real(json_object_get(o, "edge_temp_C_max")))
+        line_num("edge/GPU temp", o, NULL, "edge_temp_C_max", "C");
+    printf("  %-16s %lld in %lld trace file(s)\n", "kernels traced",
+           (long long)json_integer_value(json_object_get(o, "kernels_traced")),
+           (long long)json_integer_value(json_object_get(o, "trace_files")));
+    json_t *nodes = json_object_get(o, "nodes");
+    if (!json_array_size(nodes)) {
+        alignment_line("alignment", o);
+        return;
+    }
+    size_t i;
+    json_t *n;
+    json_array_foreach(nodes, i, n) {
+        char *label = xasprintf("alignment %s", json_string_value(json_object_get(n, "node")));
+        alignment_line(label, n);
+        free(label);
+    }
+}
+
 /* Kernel tracer argv (empty when there is none for this vendor). */
-static int tracer_argv(const struct br_stage *st, const char *ktrace, struct trace_fmt *tf,
+static int tracer_argv(const struct stage *st, const char *ktrace, struct trace_fmt *tf,
                        struct strv *out)
 {
     strv_init(out);
-    if (strcmp(st->vendor, "none") == 0)
+    if (st->vendor == GPU_VENDOR_NONE)
         return 0;
-    const char *v = strcmp(st->vendor, "nvidia") == 0 ? "nvidia" : "amd";
+    enum gpu_vendor v = st->vendor == GPU_VENDOR_NVIDIA ? GPU_VENDOR_NVIDIA : GPU_VENDOR_AMD;
     const struct br_collector_ops *c = br_collector_for_vendor(v);
     if (!c || !c->trace_argv) {
-        br_warn("no kernel tracer for %s GPUs in this build: the power run has no kernel trace", v);
+        br_warn("no kernel tracer for %s GPUs in this build: the power run has no kernel trace",
+                gpu_vendor_name(v));
         return 0;
     }
     tf->format = "csv";
@@ -72,7 +133,7 @@ static int tracer_argv(const struct br_stage *st, const char *ktrace, struct tra
     return c->trace_argv(&req, out);
 }
 
-static void sample_prefix(const struct br_stage *st, struct strv *out)
+static void sample_prefix(const struct stage *st, struct strv *out)
 {
     char *self = fs_self_exe();
     strv_init(out);
@@ -97,20 +158,20 @@ static void sample_prefix(const struct br_stage *st, struct strv *out)
 /* One node: sample [...] -- app. Several nodes (h7, issue 4): the app alone;
  * the samplers run as their own step (stage/nodesamp.h) and each node's
  * trace goes to ktrace_<tag>/<node>/. */
-static int build_argv(const struct br_stage *st, char **ktrace, struct trace_fmt *tf,
+static int build_argv(const struct stage *st, char **ktrace, struct trace_fmt *tf,
                       struct strv *argv)
 {
     char *leaf = xasprintf("ktrace_%s", st->conf.workload);
     *ktrace = fs_path_join(st->rundir, leaf);
     free(leaf);
-    bool multi = br_node_samplers_wanted(&st->conf);
-    char *tdir = multi ? fs_path_join(*ktrace, BR_NODE_TOKEN) : xstrdup(*ktrace);
+    bool multi = stage_node_samplers_wanted(&st->conf);
+    char *tdir = multi ? fs_path_join(*ktrace, COLLECT_NODE_TOKEN) : xstrdup(*ktrace);
     struct strv tracer, app;
     int rc = tracer_argv(st, tdir, tf, &tracer);
     free(tdir);
     if (rc != 0)
         return -1;
-    rc = br_app_argv(st, NULL, tracer.n ? &tracer : NULL, &app);
+    rc = stage_app_argv(st, NULL, tracer.n ? &tracer : NULL, &app);
     strv_free(&tracer);
     if (rc != 0)
         return -1;
@@ -124,24 +185,24 @@ static int build_argv(const struct br_stage *st, char **ktrace, struct trace_fmt
 }
 
 /* The app between the start and the stop of the per-node samplers. */
-static int exec_with_node_samplers(const struct br_stage *st, const struct strv *argv,
-                                   const char *log, struct br_exec_result *r)
+static int exec_with_node_samplers(const struct stage *st, const struct strv *argv,
+                                   const char *log, struct stage_exec_result *r)
 {
     char *self = fs_self_exe();
     struct strv sargv;
-    br_node_samplers_argv(st, self ? self : "benchrun", &sargv);
+    stage_node_samplers_argv(st, self ? self : "benchrun", &sargv);
     free(self);
     char *slog = fs_path_join(st->rundir, "samplers.txt");
-    struct br_node_samplers ns;
-    int rc = br_node_samplers_start(&ns, st, &sargv, slog, 120);
+    struct stage_node_samplers ns;
+    int rc = stage_node_samplers_start(&ns, st, &sargv, slog, 120);
     if (rc == 0) {
-        rc = br_stage_exec(argv, log, r);
+        rc = stage_exec(argv, log, r);
         /* Killed (time limit): Slurm is stopping the sampler step too and
          * SIGKILLs everything KillWait s later: record why first, wait little. */
         bool killed = rc == 0 && r->forwarded_signal;
         if (killed)
-            br_run_info_write(st, argv, r, NULL);
-        int src = br_node_samplers_stop(&ns, killed ? 2 : 30);
+            stage_run_info_write(st, argv, r, NULL);
+        int src = stage_node_samplers_stop(&ns, killed ? 2 : 30);
         if (src != 0 && src != -1 && !killed)
             br_warn("the sampler step ended with status %d (see '%s')", src, slog);
     }
@@ -150,19 +211,19 @@ static int exec_with_node_samplers(const struct br_stage *st, const struct strv 
     return rc;
 }
 
-static int power_run(struct br_stage *st, const struct strv *argv, const char *ktrace,
+static int power_run(struct stage *st, const struct strv *argv, const char *ktrace,
                      const struct trace_fmt *tf)
 {
     char *log = fs_path_join(st->rundir, "app.txt");
-    struct br_exec_result r;
-    int rc = br_run_info_write(st, argv, NULL, NULL);
+    struct stage_exec_result r;
+    int rc = stage_run_info_write(st, argv, NULL, NULL);
     /* multi-node: the tracer writes ktrace_<tag>/<node>/; the CUPTI library
      * creates only its own folder (one level), so the parent must exist */
-    if (rc == 0 && br_node_samplers_wanted(&st->conf))
+    if (rc == 0 && stage_node_samplers_wanted(&st->conf))
         rc = fs_mkdir_p(ktrace);
     if (rc == 0)
-        rc = br_node_samplers_wanted(&st->conf) ? exec_with_node_samplers(st, argv, log, &r)
-                                                : br_stage_exec(argv, log, &r);
+        rc = stage_node_samplers_wanted(&st->conf) ? exec_with_node_samplers(st, argv, log, &r)
+                                                : stage_exec(argv, log, &r);
     if (rc != 0) {
         free(log);
         return BR_EXIT_FAIL;
@@ -172,15 +233,15 @@ static int power_run(struct br_stage *st, const struct strv *argv, const char *k
         json_object_set_new(extra, "output_format", json_string(tf->format));
         json_object_set_new(extra, "output_format_reason", json_string(tf->why));
     }
-    br_stage_perf_lines(st, log, extra);
-    json_t *sum = br_power_summary(st->rundir, st->conf.workload, ktrace);
+    stage_perf_lines(st, log, extra);
+    json_t *sum = mx_power_summary(st->rundir, st->conf.workload, ktrace);
     json_object_set_new(extra, "power_summary", sum);
-    rc = br_run_info_write(st, argv, &r, extra);
-    br_stage_summary(st, &r);
-    br_power_summary_print(sum);
+    rc = stage_run_info_write(st, argv, &r, extra);
+    stage_summary(st, &r);
+    print_summary(sum);
     json_decref(extra);
-    int code = strcmp(br_run_status(&r), "ok") == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
-    br_exec_result_release(&r);
+    int code = strcmp(stage_run_status(&r), "ok") == 0 && rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
+    stage_exec_result_release(&r);
     free(log);
     return code;
 }
@@ -192,8 +253,8 @@ int cmd_power(int argc, char **argv)
     int rc = cli_stage_args("power", usage, argc, argv, &conf, &dry);
     if (rc != 0)
         return rc == 1 ? BR_EXIT_OK : rc;
-    struct br_stage st;
-    if (br_stage_begin(&st, "prof", conf, dry) != 0)
+    struct stage st;
+    if (stage_begin(&st, "prof", conf, dry) != 0)
         return BR_EXIT_FAIL;
     struct strv cmd;
     char *ktrace = NULL;
@@ -201,24 +262,25 @@ int cmd_power(int argc, char **argv)
     if (build_argv(&st, &ktrace, &tf, &cmd) != 0) {
         free(ktrace);
         free(tf.tool_version);
-        br_stage_release(&st);
+        stage_release(&st);
         return BR_EXIT_FAIL;
     }
     if (dry) {
-        br_dry_run_header(&st);
+        stage_dry_run_header(&st);
         if (tf.format)
-            br_dry_run_note("kernel trace output: %s (%s)", tf.format, tf.why);
-        if (br_node_samplers_wanted(&st.conf)) {
+            stage_dry_run_note("kernel trace output: %s (%s)", tf.format, tf.why);
+        if (stage_node_samplers_wanted(&st.conf)) {
             char *self = fs_self_exe();
             struct strv sargv;
-            br_node_samplers_argv(&st, self ? self : "benchrun", &sargv);
+            stage_node_samplers_argv(&st, self ? self : "benchrun", &sargv);
             free(self);
-            br_dry_run_note("NNODES=%ld: one sampler per node (own step, stopped after the "
-                            "app through %s/%s)", st.conf.nnodes, st.rundir, BR_SAMPLERS_STOP);
-            br_dry_run_print(&sargv);
+            stage_dry_run_note("NNODES=%ld: one sampler per node (own step, stopped after the "
+                               "app through %s/%s)", st.conf.nnodes, st.rundir,
+                               STAGE_SAMPLERS_STOP);
+            stage_dry_run_print(&sargv);
             strv_free(&sargv);
         }
-        br_dry_run_print(&cmd);
+        stage_dry_run_print(&cmd);
         rc = BR_EXIT_OK;
     } else {
         rc = power_run(&st, &cmd, ktrace, &tf);
@@ -226,6 +288,6 @@ int cmd_power(int argc, char **argv)
     strv_free(&cmd);
     free(ktrace);
     free(tf.tool_version);
-    br_stage_release(&st);
+    stage_release(&st);
     return rc;
 }

@@ -10,8 +10,9 @@
  * passes x 3 x TIME_LIMIT (an upper bound), else 01:00:00 with a note.
  */
 #include "cli/cli.h"
+#include "arch/arch.h"
 #include "collect/collect.h"
-#include "stage/stage.h"
+#include "conf/conf.h"
 #include "stage/submit.h"
 #include "util/fsutil.h"
 #include "util/shquote.h"
@@ -90,22 +91,22 @@ static void sbatch_stage(struct rb *r, const char *stage, const char *t, const c
 
 static void pmc_estimate(struct rb *r)
 {
-    struct br_plain_run plain;
+    struct submit_plain_run plain;
     long secs = -1, limit;
-    if (r->passes > 0 && br_submit_find_plain(r->c.results_dir, &plain) == 0) {
-        secs = br_submit_pmc_seconds(r->passes, plain.wall_s);
+    if (r->passes > 0 && submit_find_plain(r->c.results_dir, &plain) == 0) {
+        secs = submit_pmc_seconds(r->passes, plain.wall_s);
         r->pmc_note = xasprintf("%ld passes x 3 x %.0f s (plain run %s)", r->passes, plain.wall_s,
                                 plain.run);
-        br_plain_run_release(&plain);
-    } else if (r->passes > 0 && r->c.time_limit && br_slurm_time_parse(r->c.time_limit, &limit) == 0 &&
-               limit > 0) {
-        secs = br_submit_pmc_seconds(r->passes, (double)limit);
+        submit_plain_run_release(&plain);
+    } else if (r->passes > 0 && r->c.time_limit &&
+               submit_slurm_time_parse(r->c.time_limit, &limit) == 0 && limit > 0) {
+        secs = submit_pmc_seconds(r->passes, (double)limit);
         r->pmc_note = xasprintf("%ld passes x 3 x TIME_LIMIT %s (an upper bound; run `benchrun "
                                 "runbook` again after the plain run for a tighter one)",
                                 r->passes, r->c.time_limit);
     }
     if (secs > 0) {
-        r->pmc_t = br_slurm_time_format(secs);
+        r->pmc_t = submit_slurm_time_format(secs);
     } else {
         r->pmc_t = xstrdup("01:00:00");
         r->pmc_note = xstrdup("a guess: allow ~passes x 3 x the plain run's wall time, and run "
@@ -130,7 +131,7 @@ static void section_header(struct rb *r)
     sb_addf(m, "| sbatch wrappers | `%s` |\n\n", r->scripts);
 }
 
-/* What the dry run's app line starts with (br_dry_run_print of the app argv:
+/* What the dry run's app line starts with (stage_dry_run_print of the app argv:
  * LAUNCHER, srun -N.. -n.. for several tasks, nothing for one task on a login
  * node), as step 0's check. */
 static char *dry_run_launcher(const struct br_conf *c)
@@ -305,11 +306,10 @@ static int build(struct rb *r)
     r->exe = fs_self_exe();
     if (!r->exe)
         r->exe = xstrdup("benchrun");
-    r->scripts = br_submit_scripts_dir();
+    r->scripts = submit_scripts_dir();
     if (!r->scripts)
         return -1;
-    const char *def = r->c.vendor && strcmp(r->c.vendor, "nvidia") == 0 ? "gh100" : "gfx942";
-    r->arch = xstrdup(r->c.arch ? r->c.arch : def);
+    r->arch = xstrdup(r->c.arch ? r->c.arch : arch_default(r->c.vendor));
     r->set = xstrdup(r->c.counters ? r->c.counters : "default");
     struct br_passes p;
     if (br_passes_load(r->set, r->arch, &p) == 0) {

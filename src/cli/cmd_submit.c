@@ -21,7 +21,7 @@
 
 struct submit_opts {
     const char *conf;
-    const char *stages[BR_SUBMIT_MAX_STAGES];
+    const char *stages[SUBMIT_MAX_STAGES];
     size_t nstages;
     const char *after;
     bool dry_run;
@@ -68,7 +68,7 @@ static int add_positional(struct submit_opts *o, const char *arg)
         o->conf = arg;
         return 0;
     }
-    if (!br_submit_is_stage(arg))
+    if (!submit_is_stage(arg))
         return cli_usage_error("submit", "'%s' is not a stage (plain, pmc, power)", arg);
     for (size_t i = 0; i < o->nstages; i++)
         if (strcmp(o->stages[i], arg) == 0)
@@ -117,14 +117,14 @@ static int parse_args(int argc, char **argv, struct submit_opts *o)
 /* Fills the parts of p that need looking up: wrappers, exe, the plain run
  * behind the pmc estimate (*plain, borrowed by p). Notes go to *notes. */
 static int resolve_params(const struct br_conf *c, const struct submit_opts *o,
-                          struct br_submit_params *p, char **scripts, char **exe,
-                          struct br_plain_run *plain, struct strv *notes)
+                          struct submit_params *p, char **scripts, char **exe,
+                          struct submit_plain_run *plain, struct strv *notes)
 {
-    *scripts = br_submit_scripts_dir();
+    *scripts = submit_scripts_dir();
     if (!*scripts)
         return -1;
     *exe = fs_self_exe();
-    *p = (struct br_submit_params){
+    *p = (struct submit_params){
         .conf_path = c->path, .workload = c->workload, .results_dir = c->results_dir,
         .partition = c->partition, .nnodes = c->nnodes, .ntasks = c->ntasks,
         .time_limit = c->time_limit, .scripts_dir = *scripts, .benchrun_exe = *exe,
@@ -136,10 +136,10 @@ static int resolve_params(const struct br_conf *c, const struct submit_opts *o,
     bool want_pmc = false;
     for (size_t i = 0; i < o->nstages; i++)
         want_pmc |= strcmp(o->stages[i], "pmc") == 0;
-    if (!want_pmc || br_submit_find_plain(c->results_dir, plain) != 0)
+    if (!want_pmc || submit_find_plain(c->results_dir, plain) != 0)
         return 0;
     char *why = NULL;
-    if (br_submit_pmc_passes(c, plain->arch, &p->pmc_passes, &why) != 0) {
+    if (submit_pmc_passes(c, plain->arch, &p->pmc_passes, &why) != 0) {
         strv_pushf(notes, "pmc: %s: no -t estimate from %s", why, plain->run);
         free(why);
         return 0;
@@ -150,7 +150,7 @@ static int resolve_params(const struct br_conf *c, const struct submit_opts *o,
 }
 
 /* The dry-run line: name=$(sbatch ...), the dependency as a shell reference. */
-static void print_dry_line(const struct br_submit_job *j)
+static void print_dry_line(const struct submit_job *j)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -166,7 +166,7 @@ static void print_dry_line(const struct br_submit_job *j)
     sb_release(&sb);
 }
 
-static int dry_run(const struct br_submit_params *p, const struct submit_opts *o,
+static int dry_run(const struct submit_params *p, const struct submit_opts *o,
                    const struct strv *notes)
 {
     printf("# benchrun submit --dry-run: nothing was submitted; as a shell script:\n");
@@ -180,13 +180,13 @@ static int dry_run(const struct br_submit_params *p, const struct submit_opts *o
     const char *prev = o->after;
     char *ref = NULL;
     for (size_t i = 0; i < o->nstages; i++) {
-        struct br_submit_job j;
-        int rc = br_submit_build(p, o->stages[i], prev, &j);
+        struct submit_job j;
+        int rc = submit_build(p, o->stages[i], prev, &j);
         if (rc == 0) {
             printf("# %s\n", j.time_note);
             print_dry_line(&j);
         }
-        br_submit_job_release(&j);
+        submit_job_release(&j);
         if (rc != 0) {
             free(ref);
             return BR_EXIT_FAIL;
@@ -203,7 +203,7 @@ static int dry_run(const struct br_submit_params *p, const struct submit_opts *o
 }
 
 /* After a rejected stage: exactly what is in the queue now. */
-static void report_partial(const struct br_submit_job *jobs, size_t n)
+static void report_partial(const struct submit_job *jobs, size_t n)
 {
     struct strbuf done, ids, rest;
     sb_init(&done);
@@ -228,16 +228,16 @@ static void report_partial(const struct br_submit_job *jobs, size_t n)
 }
 
 /* Submits the chain; 0 when every stage was accepted. */
-static int submit_all(const struct br_submit_params *p, const struct submit_opts *o,
-                      struct br_submit_job *jobs)
+static int submit_all(const struct submit_params *p, const struct submit_opts *o,
+                      struct submit_job *jobs)
 {
     const char *prev = o->after;
     size_t built = 0;
     int rc = 0;
     for (size_t i = 0; i < o->nstages && rc == 0; i++) {
-        if (br_submit_build(p, o->stages[i], prev, &jobs[i]) != 0) {
+        if (submit_build(p, o->stages[i], prev, &jobs[i]) != 0) {
             rc = -1;
-        } else if (br_submit_run(&jobs[i]) != 0) {
+        } else if (submit_run(&jobs[i]) != 0) {
             rc = -1;
         } else {
             fprintf(stderr, "benchrun: note: %s\n", jobs[i].time_note);
@@ -257,7 +257,7 @@ static int submit_all(const struct br_submit_params *p, const struct submit_opts
     return rc;
 }
 
-static int submit_real(const struct br_submit_params *p, const struct submit_opts *o,
+static int submit_real(const struct submit_params *p, const struct submit_opts *o,
                        const struct strv *notes)
 {
     if (!proc_which("sbatch", NULL)) {
@@ -265,22 +265,22 @@ static int submit_real(const struct br_submit_params *p, const struct submit_opt
                  "was submitted)");
         return BR_EXIT_FAIL;
     }
-    if (fs_mkdir_p(p->results_dir) != 0 || br_submit_record_check(p->results_dir) != 0)
+    if (fs_mkdir_p(p->results_dir) != 0 || submit_record_check(p->results_dir) != 0)
         return BR_EXIT_FAIL;
     for (size_t i = 0; i < notes->n; i++)
         fprintf(stderr, "benchrun: note: %s\n", notes->v[i]);
-    struct br_submit_job jobs[BR_SUBMIT_MAX_STAGES];
+    struct submit_job jobs[SUBMIT_MAX_STAGES];
     int rc = submit_all(p, o, jobs);
     if (rc != 0)
         report_partial(jobs, o->nstages);
     char *rec = fs_path_join(p->results_dir, "submitted.json");
-    if (br_submit_record(p, jobs, o->nstages, rc == 0) == 0)
+    if (submit_record(p, jobs, o->nstages, rc == 0) == 0)
         fprintf(stderr, "benchrun: job ids recorded in %s\n", rec);
     else
         rc = -1;
     free(rec);
     for (size_t i = 0; i < o->nstages; i++)
-        br_submit_job_release(&jobs[i]);
+        submit_job_release(&jobs[i]);
     return rc == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
 }
 
@@ -293,18 +293,18 @@ int cmd_submit(int argc, char **argv)
     struct br_conf c;
     if (br_conf_load(o.conf, NULL, BR_CONF_CHECK_FILES, &c) != 0)
         return BR_EXIT_FAIL;
-    struct br_submit_params p;
+    struct submit_params p;
     struct strv notes;
     strv_init(&notes);
     char *scripts = NULL, *exe = NULL;
-    struct br_plain_run plain = { 0 };
+    struct submit_plain_run plain = { 0 };
     int rc = BR_EXIT_FAIL;
     if (resolve_params(&c, &o, &p, &scripts, &exe, &plain, &notes) == 0)
         rc = o.dry_run ? dry_run(&p, &o, &notes) : submit_real(&p, &o, &notes);
     strv_free(&notes);
     free(scripts);
     free(exe);
-    br_plain_run_release(&plain);
+    submit_plain_run_release(&plain);
     br_conf_free(&c);
     return rc;
 }

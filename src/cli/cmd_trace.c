@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
-#include "stage/stage.h"
+#include "stage/exec.h"
 #include "trace/cupti_env.h"
 #include "util/fsutil.h"
 #include "util/strv.h"
@@ -115,17 +115,17 @@ int cmd_trace(int argc, char **argv)
     int rc = BR_EXIT_FAIL;
     if (tracer_argv(&o, dir, &cmd) == 0) {
         strv_pushv(&cmd, (const char *const *)argv + optind);
-        struct br_exec_result res;
-        if (br_stage_exec(&cmd, NULL, &res) == 0) {
+        struct stage_exec_result res;
+        if (stage_exec(&cmd, NULL, &res) == 0) {
             struct strv files;
             strv_init(&files);
-            int n = br_collect_find_outputs(dir, "_kernel_trace.csv", &files);
+            int n = fs_list_suffix(dir, "_kernel_trace.csv", &files);
             fprintf(stderr, "benchrun trace: exit status %d, %.3f s, %d kernel trace file(s) in %s\n",
                     res.exit_code, res.wall_s, n < 0 ? 0 : n, dir);
             rc = res.exit_code != 0 ? (res.exit_code > 255 ? 1 : res.exit_code)
                                     : (n > 0 ? BR_EXIT_OK : BR_EXIT_FAIL);
             strv_free(&files);
-            br_exec_result_release(&res);
+            stage_exec_result_release(&res);
         }
     }
     strv_free(&cmd);

@@ -27,10 +27,10 @@ const struct br_collector_ops *br_collector_find(const char *name)
     return NULL;
 }
 
-const struct br_collector_ops *br_collector_for_vendor(const char *vendor)
+const struct br_collector_ops *br_collector_for_vendor(enum gpu_vendor vendor)
 {
-    for (size_t i = 0; vendor && br_collectors[i]; i++)
-        if (strcmp(br_collectors[i]->vendor, vendor) == 0)
+    for (size_t i = 0; br_collectors[i]; i++)
+        if (br_collectors[i]->vendor == vendor)
             return br_collectors[i];
     return NULL;
 }
@@ -57,31 +57,4 @@ char *br_rocm_version(const char *rocm_path)
     char *v = text ? major_minor(text) : NULL;
     free(text);
     return v;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int br_collect_find_outputs(const char *dir, const char *suffix, struct strv *out)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    struct strv found;
-    strv_init(&found);
-    size_t sl = strlen(suffix);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n >= sl && strcmp(e->d_name + n - sl, suffix) == 0)
-            strv_pushf(&found, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    qsort(found.v, found.n, sizeof(*found.v), cmp_str);
-    strv_extend(out, &found);
-    int n = (int)found.n;
-    strv_free(&found);
-    return n;
 }

@@ -40,8 +40,13 @@
 
 #include <jansson.h>
 
+#include "gpu/gpu.h"
 #include "read/launchplan.h"
 #include "util/strv.h"
+
+/* Stands for the node name in collector arguments and output folders; the
+ * app's launch.sh replaces it per task (multi-node runs, NNODES > 1). */
+#define COLLECT_NODE_TOKEN "@NODE@"
 
 /* What a stage asks of a collector. */
 struct br_collect_req {
@@ -49,7 +54,7 @@ struct br_collect_req {
     const char *name;           /* file name stem: pass name or workload tag */
     bool per_process;           /* NTASKS > 1: one file set per process */
     bool per_node;              /* NNODES > 1: the node name in file names too
-                                 * ("@NODE@", replaced per task by launch.sh) */
+                                 * (COLLECT_NODE_TOKEN) */
     const char *const *counters;/* pmc: counter names, NULL-terminated */
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
     const char *format;         /* rocprofv3 --output-format: "csv" (NULL) or "rocpd" */
@@ -59,7 +64,7 @@ struct br_collect_req {
 
 struct br_collector_ops {
     const char *name;           /* "rocprofv3" */
-    const char *vendor;         /* "amd" or "nvidia" */
+    enum gpu_vendor vendor;
     const char *tool;           /* executable looked up in PATH (doctor, checks) */
     /* argv prefix for one counter pass (ends with the app separator). May
      * write small input files into req->dir (rocprofv3 6.2 -i file). 0/-1. */
@@ -88,8 +93,8 @@ extern const struct br_collector_ops *const br_collectors[];
 
 /* By name; NULL (no message) if unknown. */
 const struct br_collector_ops *br_collector_find(const char *name);
-/* First collector for a vendor ("amd"/"nvidia"); NULL if none. */
-const struct br_collector_ops *br_collector_for_vendor(const char *vendor);
+/* First collector for a vendor; NULL if none. */
+const struct br_collector_ops *br_collector_for_vendor(enum gpu_vendor vendor);
 
 /* ---- counter passes (passes.c) ------------------------------------------ */
 
@@ -144,9 +149,5 @@ int br_rocprof_can_sample(const char *tool_version);
 /* The profiled ranks of plan up to max_rank as rocprofv3's iteration list,
  * "[1-10,57,98,...]" (caller frees). */
 char *br_rocprof_iterations(const struct lp_plan *plan, uint64_t max_rank);
-
-/* Files in dir whose names end with suffix (sorted); appended to out as
- * full paths. Returns how many, -1 when dir cannot be read. */
-int br_collect_find_outputs(const char *dir, const char *suffix, struct strv *out);
 
 #endif

@@ -14,7 +14,6 @@
  * power stage's trace already goes to ktrace_<tag>/<node>/ (its -d / OUT).
  */
 #include "collect/collect.h"
-#include "stage/nodesamp.h"
 #include "trace/cupti_env.h"
 #include "util/xalloc.h"
 
@@ -38,7 +37,8 @@ static int cupti_argv(const struct br_collect_req *req, const char *const *metri
         return -1;
     /* multi-node: pids repeat across nodes, so the node goes in the name as
      * in rocprofv3's <pass>_<node>_<pid>; launch.sh replaces @NODE@ per task */
-    char *name = req->per_node ? xasprintf("%s_" BR_NODE_TOKEN, req->name) : xstrdup(req->name);
+    char *name = req->per_node ? xasprintf("%s_" COLLECT_NODE_TOKEN, req->name)
+                               : xstrdup(req->name);
     cupti_env_argv(out, lib ? lib : "<libbenchrun-cupti.so not built>", req->dir, name,
                    metrics, sample);
     free(name);
@@ -61,7 +61,7 @@ static const char *const cupti_outputs[] = { "_counter_collection.csv", "_kernel
 
 const struct br_collector_ops br_collector_cupti = {
     .name = "cupti",
-    .vendor = "nvidia",
+    .vendor = GPU_VENDOR_NVIDIA,
     .tool = NULL,
     .pmc_argv = cupti_pmc_argv,
     .trace_argv = cupti_trace_argv,

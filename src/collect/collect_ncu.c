@@ -90,7 +90,7 @@ static const char *const ncu_outputs[] = { "_counter_collection.csv", ".ncu.csv"
 
 const struct br_collector_ops br_collector_ncu = {
     .name = "ncu",
-    .vendor = "nvidia",
+    .vendor = GPU_VENDOR_NVIDIA,
     .tool = "ncu",
     .pmc_argv = ncu_pmc_argv,
     .trace_argv = NULL,

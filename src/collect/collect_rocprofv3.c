@@ -117,7 +117,7 @@ static void out_args(const struct br_collect_req *req, struct strv *out)
     strv_push(out, req->dir);
     strv_push(out, "-o");
     if (req->per_process && req->per_node)      /* pids repeat across nodes */
-        strv_pushf(out, "%s_@NODE@_%%pid%%", req->name);
+        strv_pushf(out, "%s_" COLLECT_NODE_TOKEN "_%%pid%%", req->name);
     else if (req->per_process)
         strv_pushf(out, "%s_%%pid%%", req->name);
     else
@@ -230,7 +230,7 @@ static const char *const rp_outputs[] = { "_counter_collection.csv", "_kernel_tr
 
 const struct br_collector_ops br_collector_rocprofv3 = {
     .name = "rocprofv3",
-    .vendor = "amd",
+    .vendor = GPU_VENDOR_AMD,
     .tool = "rocprofv3",
     .pmc_argv = rp_pmc_argv,
     .trace_argv = rp_trace_argv,

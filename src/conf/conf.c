@@ -368,15 +368,16 @@ static int check_launches(const char *path, const struct br_conf *c)
     return 0;
 }
 
-static int check_vendor(const char *path, struct br_conf *c)
+/* VENDOR, any case; unset = GPU_VENDOR_UNKNOWN (detected at run time). */
+static int take_vendor(const struct raw *w, const char *path, struct br_conf *c)
 {
-    if (!c->vendor)
-        return 0;
-    for (char *s = c->vendor; *s; s++)
+    char *v = opt_str(w, "VENDOR");
+    for (char *s = v; s && *s; s++)
         *s = (char)tolower((unsigned char)*s);
-    if (strcmp(c->vendor, "amd") && strcmp(c->vendor, "nvidia") && strcmp(c->vendor, "none"))
-        return conf_err(path, "VENDOR must be amd, nvidia or none, got '%s'", c->vendor);
-    return 0;
+    int rc = !v || gpu_vendor_parse(v, &c->vendor) == 0 ? 0
+           : conf_err(path, "VENDOR must be amd, nvidia or none, got '%s'", v);
+    free(v);
+    return rc;
 }
 
 static int check_numbers(const struct raw *w, const char *path, struct br_conf *c)
@@ -404,7 +405,6 @@ static void take_strings(const struct raw *w, struct br_conf *c)
     c->rocm_path = opt_str(w, "ROCM_PATH");
     c->prof_lt = opt_str(w, "PROF_LT");
     c->perf_grep = opt_str(w, "PERF_GREP");
-    c->vendor = opt_str(w, "VENDOR");
     c->arch = opt_str(w, "ARCH");
     c->partition = opt_str(w, "PARTITION");
     c->time_limit = opt_str(w, "TIME_LIMIT");
@@ -494,7 +494,7 @@ static int validate(struct raw *w, const char *path, unsigned flags, struct br_c
         return conf_err(path, "RESULTS_DIR is empty");
     c->results_dir = conf_abs(c->dir, rd);
     take_strings(w, c);
-    if (check_vendor(path, c) || check_rocprof_format(path, c) || check_perf_grep(path, c) ||
+    if (take_vendor(w, path, c) || check_rocprof_format(path, c) || check_perf_grep(path, c) ||
         check_launches(path, c) ||
         check_app_cmd(w, path, c))
         return -1;
@@ -663,7 +663,7 @@ static const char *first_difference(const struct br_conf *a, const struct br_con
         { "PROFILING_DIR", a->profiling_dir, b->profiling_dir },
         { "RESULTS_DIR", a->results_dir, b->results_dir }, { "SAMPLE_GPUS", a->sample_gpus, b->sample_gpus },
         { "ROCM_PATH", a->rocm_path, b->rocm_path }, { "PROF_LT", a->prof_lt, b->prof_lt },
-        { "PERF_GREP", a->perf_grep, b->perf_grep }, { "VENDOR", a->vendor, b->vendor },
+        { "PERF_GREP", a->perf_grep, b->perf_grep },
         { "ARCH", a->arch, b->arch }, { "PARTITION", a->partition, b->partition },
         { "TIME_LIMIT", a->time_limit, b->time_limit }, { "COUNTERS", a->counters, b->counters },
         { "SAMPLE_BACKEND", a->sample_backend, b->sample_backend },
@@ -675,6 +675,7 @@ static const char *first_difference(const struct br_conf *a, const struct br_con
     const struct { const char *name; long x, y; } nums[] = {
         { "NGPUS", a->ngpus, b->ngpus }, { "NTASKS", a->ntasks, b->ntasks },
         { "NNODES", a->nnodes, b->nnodes }, { "SAMPLE_MS", a->sample_ms, b->sample_ms },
+        { "VENDOR", a->vendor, b->vendor },
         { "BIND_GPU_PER_TASK", a->bind_gpu_per_task, b->bind_gpu_per_task },
         { "stage_inputs()", a->has_stage_inputs, b->has_stage_inputs },
         { "app_env()", a->has_app_env, b->has_app_env },
@@ -717,7 +718,7 @@ void br_conf_free(struct br_conf *c)
 {
     char **strs[] = { &c->path, &c->dir, &c->workload, &c->workload_desc, &c->profiling_dir,
                       &c->results_dir, &c->sample_gpus, &c->rocm_path, &c->prof_lt,
-                      &c->perf_grep, &c->vendor, &c->arch, &c->partition, &c->time_limit,
+                      &c->perf_grep, &c->arch, &c->partition, &c->time_limit,
                       &c->counters, &c->sample_backend, &c->rocprof_format, &c->launches,
                       &c->out_dir };
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gpu/gpu.h"
 #include "util/strv.h"
 
 struct br_conf {
@@ -57,7 +58,7 @@ struct br_conf {
     char *perf_grep;        /* NULL when unset or empty */
 
     /* optional fields (DESIGN.md §4, issue 4) */
-    char *vendor;           /* "amd", "nvidia", "none", or NULL = auto */
+    enum gpu_vendor vendor; /* VENDOR; GPU_VENDOR_UNKNOWN = auto (detected) */
     char *arch;             /* e.g. "gfx942"; NULL = auto */
     char *partition;        /* NULL when unset */
     char *time_limit;       /* Slurm -t value; NULL when unset */

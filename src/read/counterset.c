@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool strv_has(char **v, size_t n, const char *s)
+static bool arr_has(char **v, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(v[i], s) == 0)
@@ -27,13 +27,13 @@ static bool strv_has(char **v, size_t n, const char *s)
     return false;
 }
 
-static void strv_push(char ***v, size_t *n, const char *s)
+static void arr_push(char ***v, size_t *n, const char *s)
 {
     *v = xrealloc(*v, (*n + 1) * sizeof(char *));
     (*v)[(*n)++] = xstrdup(s);
 }
 
-static void strv_free(char **v, size_t n)
+static void arr_free(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(v[i]);
@@ -75,7 +75,7 @@ static int add_pass(struct counterset *cs, const char *file, size_t idx, json_t 
     json_array_foreach(ctr, i, c) {
         if (!json_is_string(c))
             return br_error("%s: passes[%zu].counters[%zu]: expected a counter name", file, idx, i);
-        strv_push(&ps->counters, &ps->n, json_string_value(c));
+        arr_push(&ps->counters, &ps->n, json_string_value(c));
     }
     return 0;
 }
@@ -147,16 +147,16 @@ static void collect_profile_counters(struct counterset *cs, json_t *root)
     size_t i, j;
     json_array_foreach(json_object_get(root, "passes"), i, p)
         json_array_foreach(json_object_get(p, "counters"), j, c)
-            if (json_is_string(c) && !strv_has(cs->profile_ctr, cs->nprofile_ctr,
-                                               json_string_value(c)))
-                strv_push(&cs->profile_ctr, &cs->nprofile_ctr, json_string_value(c));
+            if (json_is_string(c) && !arr_has(cs->profile_ctr, cs->nprofile_ctr,
+                                              json_string_value(c)))
+                arr_push(&cs->profile_ctr, &cs->nprofile_ctr, json_string_value(c));
 }
 
 /* A token names a counter when some pass collects it or its prefix is a
  * limited block (SQ_..., TCC_...). */
 static bool looks_like_counter(const struct counterset *cs, const char *tok)
 {
-    if (strv_has(cs->profile_ctr, cs->nprofile_ctr, tok))
+    if (arr_has(cs->profile_ctr, cs->nprofile_ctr, tok))
         return true;
     size_t b = strcspn(tok, "_");
     if (!tok[b] || !tok[b + 1])
@@ -178,10 +178,10 @@ static void scan_string(struct counterset *cs, const char *metric, const char *s
         while (isalnum((unsigned char)s[n]) || s[n] == '_')
             n++;
         char *tok = xstrndup(s, n);
-        if (looks_like_counter(cs, tok) && !strv_has(cs->metric_ctr, cs->nmetric_ctr, tok)) {
+        if (looks_like_counter(cs, tok) && !arr_has(cs->metric_ctr, cs->nmetric_ctr, tok)) {
             size_t m = cs->nmetric_ctr;
-            strv_push(&cs->metric_ctr, &cs->nmetric_ctr, tok);
-            strv_push(&cs->metric_of, &m, metric);
+            arr_push(&cs->metric_ctr, &cs->nmetric_ctr, tok);
+            arr_push(&cs->metric_of, &m, metric);
         }
         free(tok);
         s += n;
@@ -278,15 +278,15 @@ void cs_release(struct counterset *cs)
 {
     for (size_t i = 0; i < cs->npasses; i++) {
         free(cs->passes[i].name);
-        strv_free(cs->passes[i].counters, cs->passes[i].n);
+        arr_free(cs->passes[i].counters, cs->passes[i].n);
     }
     for (size_t i = 0; i < cs->nlimits; i++)
         free(cs->limits[i].block);
     free(cs->passes);
     free(cs->limits);
-    strv_free(cs->metric_ctr, cs->nmetric_ctr);
-    strv_free(cs->metric_of, cs->nmetric_ctr);
-    strv_free(cs->profile_ctr, cs->nprofile_ctr);
+    arr_free(cs->metric_ctr, cs->nmetric_ctr);
+    arr_free(cs->metric_of, cs->nmetric_ctr);
+    arr_free(cs->profile_ctr, cs->nprofile_ctr);
     free(cs->name);
     free(cs->arch);
     free(cs->source);
@@ -298,7 +298,7 @@ void cs_release(struct counterset *cs)
 static bool set_collects(const struct counterset *cs, const char *c)
 {
     for (size_t p = 0; p < cs->npasses; p++)
-        if (strv_has(cs->passes[p].counters, cs->passes[p].n, c))
+        if (arr_has(cs->passes[p].counters, cs->passes[p].n, c))
             return true;
     return false;
 }
@@ -400,7 +400,7 @@ static int check_metric_inputs(const struct counterset *cs, struct strbuf *probl
         const char *c = cs->metric_ctr[i];
         if (set_collects(cs, c))
             continue;
-        if (strv_has(cs->profile_ctr, cs->nprofile_ctr, c)) {
+        if (arr_has(cs->profile_ctr, cs->nprofile_ctr, c)) {
             sb_addf(notes, "%s (metric %s) is not collected by this set: that metric stays "
                            "empty\n", c, cs->metric_of[i]);
         } else {

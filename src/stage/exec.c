@@ -11,17 +11,19 @@
  * Slurm signals the app's srun step a few ms BEFORE the batch step that runs
  * benchrun (measured with slurm-wlm 22.05, tests/slurm/0050): the app can end
  * before benchrun's own SIGTERM arrives. So a recorded signal stays pending
- * (a later br_stage_exec starts nothing), and an app that died of SIGTERM
+ * (a later stage_exec starts nothing), and an app that died of SIGTERM
  * inside Slurm waits up to 1 s for benchrun's own signal before the reason
  * is decided (h7, issue 4).
  */
-#include "stage/stage.h"
+#include "stage/exec.h"
+#include "stage/jobdir.h"
 #include "util/error.h"
 #include "util/stopsig.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -35,7 +37,7 @@
 
 static double g_kill_wait = BR_KILL_WAIT_DEFAULT;
 
-int br_stage_kill_wait_from_env(void)
+int stage_kill_wait_from_env(void)
 {
     const char *v = getenv("BENCHRUN_KILL_WAIT");
     g_kill_wait = BR_KILL_WAIT_DEFAULT;
@@ -80,18 +82,18 @@ static void child(const struct strv *argv, int logfd)
     _exit(127);
 }
 
-char *br_stop_reason(int sig)
+char *stage_stop_reason(int sig)
 {
-    if (sig == SIGTERM && br_in_slurm())
+    if (sig == SIGTERM && stage_in_slurm())
         return xstrdup("time limit");
     return xasprintf("%s received", stopsig_name(sig));
 }
 
 /* The app died of SIGTERM (or srun reported 143) inside Slurm before our own
  * signal arrived: give it up to 1 s to arrive (it is ms behind). */
-static void await_late_signal(const struct br_exec_result *r)
+static void await_late_signal(const struct stage_exec_result *r)
 {
-    if (stopsig_received() || !br_in_slurm() ||
+    if (stopsig_received() || !stage_in_slurm() ||
         !(r->term_signal == SIGTERM || r->exit_code == 128 + SIGTERM))
         return;
     for (int i = 0; i < 100 && !stopsig_received(); i++) {
@@ -100,7 +102,7 @@ static void await_late_signal(const struct br_exec_result *r)
     }
 }
 
-static void fill_result(struct br_exec_result *r, int st, double t0)
+static void fill_result(struct stage_exec_result *r, int st, double t0)
 {
     r->wall_s = now_s() - t0;
     if (WIFEXITED(st)) {
@@ -112,7 +114,7 @@ static void fill_result(struct br_exec_result *r, int st, double t0)
     await_late_signal(r);
     r->forwarded_signal = stopsig_received();
     if (r->forwarded_signal) {
-        r->reason = br_stop_reason(r->forwarded_signal);
+        r->reason = stage_stop_reason(r->forwarded_signal);
         if (r->killed_after_s >= 0) {
             char *why = r->reason;
             r->reason = xasprintf("%s; SIGKILL after %g s", why, r->killed_after_s);
@@ -155,7 +157,7 @@ static bool wait_exit_or_signal(pid_t pid, int *st)
 
 /* Waits for pid; once a stop signal has been received, at most the grace
  * period from its arrival, then SIGKILLs the group. */
-static void wait_child(pid_t pid, int *st, struct br_exec_result *r)
+static void wait_child(pid_t pid, int *st, struct stage_exec_result *r)
 {
     if (wait_exit_or_signal(pid, st))
         return;
@@ -176,18 +178,18 @@ static void wait_child(pid_t pid, int *st, struct br_exec_result *r)
 }
 
 /* A stop signal arrived before the command could start: it is not started. */
-static int not_started(struct br_exec_result *r, int sig)
+static int not_started(struct stage_exec_result *r, int sig)
 {
     r->started = false;
     r->exit_code = -1;
     r->forwarded_signal = sig;
-    char *why = br_stop_reason(sig);
+    char *why = stage_stop_reason(sig);
     r->reason = xasprintf("%s (before the command started)", why);
     free(why);
     return 0;
 }
 
-int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_result *r)
+int stage_exec(const struct strv *argv, const char *log_path, struct stage_exec_result *r)
 {
     memset(r, 0, sizeof(*r));
     r->killed_after_s = -1;
@@ -224,14 +226,14 @@ int br_stage_exec(const struct strv *argv, const char *log_path, struct br_exec_
     return 0;
 }
 
-const char *br_run_status(const struct br_exec_result *r)
+const char *stage_run_status(const struct stage_exec_result *r)
 {
     if (r->forwarded_signal || r->term_signal)
         return "killed";
     return r->exit_code == 0 && !r->reason ? "ok" : "failed";
 }
 
-void br_exec_result_release(struct br_exec_result *r)
+void stage_exec_result_release(struct stage_exec_result *r)
 {
     free(r->reason);
     r->reason = NULL;

@@ -1,6 +1,6 @@
 /* jobdir.c - job id and run folders: RESULTS_DIR/<kind>-<jobid>, never reused.
  * Job id: $SLURM_JOB_ID inside Slurm, else local-<UTC timestamp>-<pid>. */
-#include "stage/stage.h"
+#include "stage/jobdir.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/xalloc.h"
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-char *br_job_id(void)
+char *stage_job_id(void)
 {
     const char *j = getenv("SLURM_JOB_ID");
     if (j && *j && !strchr(j, '/'))
@@ -25,13 +25,13 @@ char *br_job_id(void)
     return xasprintf("local-%s-%ld", ts, (long)getpid());
 }
 
-bool br_in_slurm(void)
+bool stage_in_slurm(void)
 {
     const char *j = getenv("SLURM_JOB_ID");
     return j && *j;
 }
 
-char *br_run_dir_name(const char *results_dir, const char *kind, const char *jobid)
+char *stage_run_dir_name(const char *results_dir, const char *kind, const char *jobid)
 {
     char *leaf = xasprintf("%s-%s", kind, jobid);
     char *p = fs_path_join(results_dir, leaf);
@@ -45,9 +45,9 @@ static char *candidate(const char *base, int n)
     return n == 1 ? xstrdup(base) : xasprintf("%s.%d", base, n);
 }
 
-char *br_run_dir_free_name(const char *results_dir, const char *kind, const char *jobid)
+char *stage_run_dir_free_name(const char *results_dir, const char *kind, const char *jobid)
 {
-    char *base = br_run_dir_name(results_dir, kind, jobid);
+    char *base = stage_run_dir_name(results_dir, kind, jobid);
     for (int n = 1; n < 10000; n++) {
         char *cand = candidate(base, n);
         struct stat st;
@@ -57,10 +57,10 @@ char *br_run_dir_free_name(const char *results_dir, const char *kind, const char
         }
         free(cand);
     }
-    return base;    /* br_run_dir_create says why it cannot be used */
+    return base;    /* stage_run_dir_create says why it cannot be used */
 }
 
-int br_run_dir_create_at(const char *results_dir, const char *path)
+int stage_run_dir_create_at(const char *results_dir, const char *path)
 {
     if (fs_mkdir_p(results_dir) != 0)
         return -1;
@@ -71,13 +71,13 @@ int br_run_dir_create_at(const char *results_dir, const char *path)
     return br_error("cannot create run folder '%s': %s", path, strerror(errno));
 }
 
-int br_run_dir_create(const char *results_dir, const char *kind, const char *jobid, char **out)
+int stage_run_dir_create(const char *results_dir, const char *kind, const char *jobid, char **out)
 {
     *out = NULL;
-    char *base = br_run_dir_name(results_dir, kind, jobid);
+    char *base = stage_run_dir_name(results_dir, kind, jobid);
     for (int n = 1; n < 10000; n++) {
         char *cand = candidate(base, n);
-        int rc = br_run_dir_create_at(results_dir, cand);
+        int rc = stage_run_dir_create_at(results_dir, cand);
         if (rc == 0) {
             free(base);
             *out = fs_abspath(cand);

@@ -32,12 +32,12 @@ static const char k_sampler_sh[] =
 /* The sampled command: waits until the stop file exists. $1 = stop file. */
 static const char k_wait_sh[] = "while [ ! -e \"$1\" ]; do sleep 0.1; done";
 
-bool br_node_samplers_wanted(const struct br_conf *c)
+bool stage_node_samplers_wanted(const struct br_conf *c)
 {
     return c->nnodes > 1;
 }
 
-void br_node_samplers_argv(const struct br_stage *st, const char *self, struct strv *out)
+void stage_node_samplers_argv(const struct stage *st, const char *self, struct strv *out)
 {
     const struct br_conf *c = &st->conf;
     strv_init(out);
@@ -68,7 +68,7 @@ void br_node_samplers_argv(const struct br_stage *st, const char *self, struct s
     strv_push(out, "-c");
     strv_push(out, k_wait_sh);
     strv_push(out, "benchrun-samplers-wait");
-    strv_pushf(out, "%s/%s", st->rundir, BR_SAMPLERS_STOP);
+    strv_pushf(out, "%s/%s", st->rundir, STAGE_SAMPLERS_STOP);
 }
 
 static double now_s(void)
@@ -145,18 +145,18 @@ static int wait_for(pid_t pid, double timeout_s)
     }
 }
 
-int br_node_samplers_start(struct br_node_samplers *ns, const struct br_stage *st,
-                           const struct strv *argv, const char *log, double timeout_s)
+int stage_node_samplers_start(struct stage_node_samplers *ns, const struct stage *st,
+                              const struct strv *argv, const char *log, double timeout_s)
 {
     memset(ns, 0, sizeof(*ns));
     ns->rundir = xstrdup(st->rundir);
     ns->nnodes = st->conf.nnodes;
-    ns->stop_path = fs_path_join(st->rundir, BR_SAMPLERS_STOP);
+    ns->stop_path = fs_path_join(st->rundir, STAGE_SAMPLERS_STOP);
     unlink(ns->stop_path);
     ns->pid = spawn_logged(argv, log);
     if (ns->pid < 0) {
         ns->pid = 0;
-        br_node_samplers_stop(ns, 0);
+        stage_node_samplers_stop(ns, 0);
         return -1;
     }
     double end = now_s() + timeout_s;
@@ -169,7 +169,7 @@ int br_node_samplers_start(struct br_node_samplers *ns, const struct br_stage *s
             br_error("the per-node samplers did not start: %ld of %ld nodes wrote "
                      "clock_ref_<node>.txt %s (see '%s')", have, ns->nnodes,
                      rc >= 0 ? "before the sampler step ended" : "in time", log);
-            br_node_samplers_stop(ns, 5);
+            stage_node_samplers_stop(ns, 5);
             return -1;
         }
         nap();
@@ -177,7 +177,7 @@ int br_node_samplers_start(struct br_node_samplers *ns, const struct br_stage *s
     return 0;
 }
 
-int br_node_samplers_stop(struct br_node_samplers *ns, double timeout_s)
+int stage_node_samplers_stop(struct stage_node_samplers *ns, double timeout_s)
 {
     int rc = -1;
     if (ns->pid > 0) {

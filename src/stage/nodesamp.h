@@ -14,7 +14,7 @@
  * sampler writes its summary and exits 0. Files, per node <node>:
  *   profiling_result_<tag>_<node>_<gpu>.csv, clock_ref_<node>.txt,
  *   sampler_<tag>_<node>.json; the kernel trace under ktrace_<tag>/<node>/
- * (the tracer's -d holds BR_NODE_TOKEN, replaced per task by launch.sh).
+ * (the tracer's -d holds COLLECT_NODE_TOKEN, collect/collect.h).
  * CLOCK_BOOTTIME is per node: align a node's samples with its own trace.
  *
  * Why a stop file and not a signal: srun answers SIGTERM by killing the step
@@ -30,17 +30,15 @@
 
 #include "stage/stage.h"
 
-/* Replaced by the node name in collector arguments, per task (launch.sh). */
-#define BR_NODE_TOKEN "@NODE@"
-#define BR_SAMPLERS_STOP ".samplers-stop"
+#define STAGE_SAMPLERS_STOP ".samplers-stop"
 
 /* True when the power stage needs one sampler per node: NNODES > 1. */
-bool br_node_samplers_wanted(const struct br_conf *c);
+bool stage_node_samplers_wanted(const struct br_conf *c);
 
 /* The srun argv above (out initialized by the callee). self: this benchrun. */
-void br_node_samplers_argv(const struct br_stage *st, const char *self, struct strv *out);
+void stage_node_samplers_argv(const struct stage *st, const char *self, struct strv *out);
 
-struct br_node_samplers {
+struct stage_node_samplers {
     pid_t pid;                  /* the srun of the sampler step; 0 when not running */
     char *stop_path;            /* RUNDIR/.samplers-stop */
     char *rundir;
@@ -50,12 +48,12 @@ struct br_node_samplers {
 /* Starts the sampler step (own process group, output appended to log) and
  * waits up to timeout_s for NNODES clock_ref_*.txt in RUNDIR. 0, or -1 with
  * an error printed (the step is stopped again). */
-int br_node_samplers_start(struct br_node_samplers *ns, const struct br_stage *st,
-                           const struct strv *argv, const char *log, double timeout_s);
+int stage_node_samplers_start(struct stage_node_samplers *ns, const struct stage *st,
+                              const struct strv *argv, const char *log, double timeout_s);
 
 /* Creates the stop file and waits up to timeout_s for the step to end; then
  * SIGTERM, and SIGKILL 10 s later. Returns the srun exit status (128+signal
  * when killed), or -1 when nothing was running. Releases ns. */
-int br_node_samplers_stop(struct br_node_samplers *ns, double timeout_s);
+int stage_node_samplers_stop(struct stage_node_samplers *ns, double timeout_s);
 
 #endif

@@ -1,5 +1,6 @@
 /* report.c - the end of a stage: PERF_GREP lines, final run_info, summary.
  * Shared by plain, pmc and power so their last lines look the same. */
+#include "stage/perfgrep.h"
 #include "stage/stage.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -10,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t *extra)
+int stage_perf_lines(const struct stage *st, const char *log_path, json_t *extra)
 {
     if (!st->conf.perf_grep)
         return 0;
     struct strv lines;
     strv_init(&lines);
     size_t matched = 0, cut = 0;
-    int rc = br_perf_grep(st->conf.perf_grep, log_path, &lines, &matched, &cut);
+    int rc = stage_perf_grep(st->conf.perf_grep, log_path, &lines, &matched, &cut);
     json_t *arr = json_array();
     for (size_t i = 0; i < lines.n; i++) {
         json_array_append_new(arr, esc_json_string(lines.v[i]));
@@ -30,24 +31,24 @@ int br_stage_perf_lines(const struct br_stage *st, const char *log_path, json_t 
                 lines.n);
     if (cut)
         br_warn("%zu PERF_GREP line(s) longer than %d bytes were cut to that length", cut,
-                BR_PERF_MAX_LINE);
+                STAGE_PERF_MAX_LINE);
     json_object_set_new(extra, "perf_lines", arr);
     json_object_set_new(extra, "perf_lines_matched", json_integer((json_int_t)matched));
     strv_free(&lines);
     return rc;
 }
 
-const char *br_stage_name(const struct br_stage *st)
+const char *stage_name(const struct stage *st)
 {
     return strcmp(st->kind, "prof") == 0 ? "power" : st->kind;
 }
 
-void br_stage_summary(const struct br_stage *st, const struct br_exec_result *r)
+void stage_summary(const struct stage *st, const struct stage_exec_result *r)
 {
     if (r->reason)
         printf("%s: %s: stopped (%s) after %.3f s, exit status %d; results in %s\n",
-               br_stage_name(st), st->conf.workload, r->reason, r->wall_s, r->exit_code, st->rundir);
+               stage_name(st), st->conf.workload, r->reason, r->wall_s, r->exit_code, st->rundir);
     else
-        printf("%s: %s: exit status %d, wall time %.3f s; results in %s\n", br_stage_name(st),
+        printf("%s: %s: exit status %d, wall time %.3f s; results in %s\n", stage_name(st),
                st->conf.workload, r->exit_code, r->wall_s, st->rundir);
 }

@@ -1,10 +1,11 @@
 /* runinfo.c - run_info.txt ("key: value" lines, for people) and run.json (the
- * same facts, for programs) in every run folder; PERF_GREP matching.
+ * same facts, for programs) in every run folder (runinfo.h).
  * Both files are rewritten as a pair (both temporaries complete, then both
  * renamed): "starting" once the folder exists, "running" with the app, then
  * the end, so a killed job still leaves a complete, agreeing pair. Values
  * are escaped: one line each in the text file, valid UTF-8 in the JSON
  * (util/textesc.h). */
+#include "stage/runinfo.h"
 #include "stage/stage.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -14,7 +15,6 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,21 +36,21 @@ static void set_str(json_t *o, const char *k, const char *v)
     json_object_set_new(o, k, esc_json_string(v));
 }
 
-static json_t *base_json(const struct br_stage *st, const struct strv *command)
+static json_t *base_json(const struct stage *st, const struct strv *command)
 {
     const struct br_conf *c = &st->conf;
     char host[256] = "unknown";
     gethostname(host, sizeof(host) - 1);
     char *date = iso_utc(st->t_start);
     json_t *o = json_object();
-    set_str(o, "stage", br_stage_name(st));
+    set_str(o, "stage", stage_name(st));
     set_str(o, "workload", c->workload);
     set_str(o, "description", c->workload_desc);
     set_str(o, "conf", c->path);
     set_str(o, "host", host);
     set_str(o, "date", date);
     set_str(o, "job_id", st->jobid);
-    set_str(o, "vendor", st->vendor);
+    set_str(o, "vendor", gpu_vendor_name(st->vendor));
     set_str(o, "gpu_arch", c->arch ? c->arch : st->gpus.arch);
     set_str(o, "gpu_name", st->gpus.name);
     set_str(o, "driver", st->gpus.driver);
@@ -72,7 +72,7 @@ static json_t *base_json(const struct br_stage *st, const struct strv *command)
     return o;
 }
 
-static void add_result(json_t *o, const char *status, const struct br_exec_result *r)
+static void add_result(json_t *o, const char *status, const struct stage_exec_result *r)
 {
     set_str(o, "status", status);
     if (!r)
@@ -149,8 +149,8 @@ static int write_files(const char *rundir, json_t *o)
     return rc;
 }
 
-static int write_record(const struct br_stage *st, const struct strv *command, const char *status,
-                        const struct br_exec_result *r, json_t *extra)
+static int write_record(const struct stage *st, const struct strv *command, const char *status,
+                        const struct stage_exec_result *r, json_t *extra)
 {
     json_t *o = base_json(st, command);
     add_result(o, status, r);
@@ -161,50 +161,13 @@ static int write_record(const struct br_stage *st, const struct strv *command, c
     return rc;
 }
 
-int br_run_info_write(const struct br_stage *st, const struct strv *command,
-                      const struct br_exec_result *r, json_t *extra)
+int stage_run_info_write(const struct stage *st, const struct strv *command,
+                         const struct stage_exec_result *r, json_t *extra)
 {
-    return write_record(st, command, r ? br_run_status(r) : "running", r, extra);
+    return write_record(st, command, r ? stage_run_status(r) : "running", r, extra);
 }
 
-int br_run_info_starting(const struct br_stage *st)
+int stage_run_info_starting(const struct stage *st)
 {
     return write_record(st, NULL, "starting", NULL, NULL);
-}
-
-int br_perf_grep(const char *pattern, const char *path, struct strv *out, size_t *matched,
-                 size_t *cut)
-{
-    regex_t re;
-    int e = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
-    if (e != 0) {
-        char msg[256];
-        regerror(e, &re, msg, sizeof(msg));
-        return br_error("PERF_GREP '%s' is not a valid extended regular expression: %s", pattern, msg);
-    }
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        regfree(&re);
-        return br_error("cannot open '%s': %s", path, strerror(errno));
-    }
-    char *line = xmalloc(BR_PERF_MAX_LINE + 1);
-    size_t hits = 0, cuts = 0;
-    bool longer;
-    while (fs_read_line_bounded(fp, line, BR_PERF_MAX_LINE + 1, &longer) >= 0) {
-        if (regexec(&re, line, 0, NULL, 0) != 0)
-            continue;
-        if (hits++ < BR_PERF_MAX_LINES) {
-            strv_push(out, line);
-            cuts += longer;
-        }
-    }
-    int rc = ferror(fp) ? br_error("cannot read '%s': %s", path, strerror(errno)) : 0;
-    free(line);
-    fclose(fp);
-    regfree(&re);
-    if (matched)
-        *matched = hits;
-    if (cut)
-        *cut = cuts;
-    return rc;
 }

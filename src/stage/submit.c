@@ -32,7 +32,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-bool br_submit_is_stage(const char *name)
+bool submit_is_stage(const char *name)
 {
     return name && (strcmp(name, "plain") == 0 || strcmp(name, "pmc") == 0 ||
                     strcmp(name, "power") == 0);
@@ -68,7 +68,7 @@ static int parse_colon_fields(const char *s, long *f, int max)
 
 static int time_parse(const char *s, long *seconds);
 
-int br_slurm_time_parse(const char *s, long *seconds)
+int submit_slurm_time_parse(const char *s, long *seconds)
 {
     long v;
     if (time_parse(s, &v) != 0 || v > SLURM_TIME_MAX_S)
@@ -113,7 +113,7 @@ static int time_parse(const char *s, long *seconds)
     return 0;
 }
 
-char *br_slurm_time_format(long seconds)
+char *submit_slurm_time_format(long seconds)
 {
     if (seconds < 0)
         return xstrdup("UNLIMITED");
@@ -123,7 +123,7 @@ char *br_slurm_time_format(long seconds)
     return xasprintf("%02ld:%02ld:%02ld", h, m, s);
 }
 
-long br_submit_pmc_seconds(long passes, double wall_s)
+long submit_pmc_seconds(long passes, double wall_s)
 {
     if (passes <= 0 || !(wall_s > 0) || !isfinite(wall_s))
         return -1;
@@ -136,10 +136,10 @@ long br_submit_pmc_seconds(long passes, double wall_s)
 }
 
 /* pmc: the estimate from the plain run, or TIME_LIMIT when longer. */
-static int pmc_time_limit(const struct br_submit_params *p, long conf_s, char **limit,
+static int pmc_time_limit(const struct submit_params *p, long conf_s, char **limit,
                           char **note)
 {
-    long est = br_submit_pmc_seconds(p->pmc_passes, p->plain_wall_s);
+    long est = submit_pmc_seconds(p->pmc_passes, p->plain_wall_s);
     if (est < 0)
         return 1;                         /* no estimate: caller falls back */
     if (p->time_limit && (conf_s < 0 || conf_s >= est)) {
@@ -149,19 +149,19 @@ static int pmc_time_limit(const struct br_submit_params *p, long conf_s, char **
                           p->plain_run ? p->plain_run : "plain run");
         return 0;
     }
-    *limit = br_slurm_time_format(est);
+    *limit = submit_slurm_time_format(est);
     *note = xasprintf("pmc -t %s: %ld passes x 3 x plain wall %.1f s (%s), rounded up to "
                       "whole minutes", *limit, p->pmc_passes, p->plain_wall_s,
                       p->plain_run ? p->plain_run : "plain run");
     return 0;
 }
 
-int br_submit_time_limit(const struct br_submit_params *p, const char *stage, char **limit,
-                         char **note)
+int submit_time_limit(const struct submit_params *p, const char *stage, char **limit,
+                      char **note)
 {
     *limit = *note = NULL;
     long conf_s = 0;
-    if (p->time_limit && br_slurm_time_parse(p->time_limit, &conf_s) != 0)
+    if (p->time_limit && submit_slurm_time_parse(p->time_limit, &conf_s) != 0)
         return br_error("%s: TIME_LIMIT '%s' is not a Slurm time (minutes, M:S, H:M:S, "
                         "D-H, D-H:M, D-H:M:S or UNLIMITED)", p->conf_path, p->time_limit);
     if (strcmp(stage, "pmc") == 0 && pmc_time_limit(p, conf_s, limit, note) == 0)
@@ -172,7 +172,7 @@ int br_submit_time_limit(const struct br_submit_params *p, const char *stage, ch
         return 0;
     }
     char *script = xasprintf("%s/run_%s.sbatch", p->scripts_dir, stage);
-    char *def = br_sbatch_script_time(script);
+    char *def = submit_sbatch_script_time(script);
     char *applies = def ? xasprintf("the #SBATCH --time=%s of run_%s.sbatch applies", def, stage)
                         : xstrdup("the partition's default time limit applies");
     if (strcmp(stage, "pmc") == 0)
@@ -188,7 +188,7 @@ int br_submit_time_limit(const struct br_submit_params *p, const char *stage, ch
 
 /* The value of a "#SBATCH --time=T" / "#SBATCH -t T" line of the script's
  * header (sbatch stops reading #SBATCH at the first command line). */
-char *br_sbatch_script_time(const char *path)
+char *submit_sbatch_script_time(const char *path)
 {
     FILE *fp = fopen(path, "r");
     if (!fp)
@@ -221,14 +221,14 @@ char *br_sbatch_script_time(const char *path)
 
 /* ---- building the command -------------------------------------------- */
 
-int br_submit_build(const struct br_submit_params *p, const char *stage, const char *dep,
-                    struct br_submit_job *job)
+int submit_build(const struct submit_params *p, const char *stage, const char *dep,
+                 struct submit_job *job)
 {
     memset(job, 0, sizeof(*job));
     strv_init(&job->argv);
     job->stage = strcmp(stage, "plain") == 0 ? "plain" : strcmp(stage, "pmc") == 0 ? "pmc"
                                                                                  : "power";
-    if (br_submit_time_limit(p, stage, &job->time_limit, &job->time_note) != 0)
+    if (submit_time_limit(p, stage, &job->time_limit, &job->time_note) != 0)
         return -1;
     struct strv *a = &job->argv;
     strv_push(a, "sbatch");
@@ -260,7 +260,7 @@ int br_submit_build(const struct br_submit_params *p, const char *stage, const c
     return 0;
 }
 
-void br_submit_job_release(struct br_submit_job *job)
+void submit_job_release(struct submit_job *job)
 {
     strv_free(&job->argv);
     free(job->time_limit);
@@ -270,7 +270,7 @@ void br_submit_job_release(struct br_submit_job *job)
     memset(job, 0, sizeof(*job));
 }
 
-char *br_submit_parse_jobid(const char *out)
+char *submit_parse_jobid(const char *out)
 {
     const char *s = out;
     while (*s == ' ' || *s == '\t')
@@ -307,7 +307,7 @@ static void relay_stderr(const char *text)
     }
 }
 
-int br_submit_run(struct br_submit_job *job)
+int submit_run(struct submit_job *job)
 {
     struct strbuf out, err;
     sb_init(&out);
@@ -325,7 +325,7 @@ int br_submit_run(struct br_submit_job *job)
         relay_stderr(err.len ? err.buf : "(nothing on stderr)\n");
         goto done;
     }
-    job->job_id = br_submit_parse_jobid(out.buf);
+    job->job_id = submit_parse_jobid(out.buf);
     if (!job->job_id) {
         br_error("submit: sbatch accepted the %s job but printed no job id: '%s'", job->stage,
                  out.buf);
@@ -367,7 +367,7 @@ static json_t *record_load(const char *path)
     return root;
 }
 
-int br_submit_record_check(const char *results_dir)
+int submit_record_check(const char *results_dir)
 {
     char *path = record_path(results_dir);
     json_t *root = record_load(path);
@@ -378,7 +378,7 @@ int br_submit_record_check(const char *results_dir)
     return 0;
 }
 
-static json_t *job_json(const struct br_submit_job *j)
+static json_t *job_json(const struct submit_job *j)
 {
     json_t *cmd = json_array();
     for (size_t i = 0; i < j->argv.n; i++)
@@ -400,8 +400,8 @@ static char *utc_now(void)
     return xstrdup(buf);
 }
 
-int br_submit_record(const struct br_submit_params *p, const struct br_submit_job *jobs,
-                     size_t n, bool complete)
+int submit_record(const struct submit_params *p, const struct submit_job *jobs,
+                  size_t n, bool complete)
 {
     char *path = record_path(p->results_dir);
     json_t *root = record_load(path);
@@ -439,7 +439,7 @@ int br_submit_record(const struct br_submit_params *p, const struct br_submit_jo
 /* ---- the plain run the pmc estimate comes from ------------------------- */
 
 /* Wall seconds of a finished, successful run (run.json written by
- * br_run_info_write: "status": "ok", "exit_status": 0, "wall_time_s"), or -1;
+ * stage_run_info_write: "status": "ok", "exit_status": 0, "wall_time_s"), or -1;
  * *arch gets its "gpu_arch" when present. */
 static double plain_wall_from_json(const char *path, char **arch)
 {
@@ -463,7 +463,7 @@ static double plain_wall_from_json(const char *path, char **arch)
 }
 
 /* Keeps the newest candidate (by run.json mtime). */
-static void keep_newest(struct br_plain_run *best, struct timespec *best_t, const char *name,
+static void keep_newest(struct submit_plain_run *best, struct timespec *best_t, const char *name,
                         double wall, char *arch, const struct timespec *t)
 {
     if (best->run && (t->tv_sec < best_t->tv_sec ||
@@ -471,14 +471,14 @@ static void keep_newest(struct br_plain_run *best, struct timespec *best_t, cons
         free(arch);
         return;
     }
-    br_plain_run_release(best);
+    submit_plain_run_release(best);
     best->run = xstrdup(name);
     best->wall_s = wall;
     best->arch = arch;
     *best_t = *t;
 }
 
-int br_submit_find_plain(const char *results_dir, struct br_plain_run *out)
+int submit_find_plain(const char *results_dir, struct submit_plain_run *out)
 {
     memset(out, 0, sizeof(*out));
     DIR *d = opendir(results_dir);
@@ -501,7 +501,7 @@ int br_submit_find_plain(const char *results_dir, struct br_plain_run *out)
     return out->run ? 0 : 1;
 }
 
-void br_plain_run_release(struct br_plain_run *r)
+void submit_plain_run_release(struct submit_plain_run *r)
 {
     free(r->run);
     free(r->arch);
@@ -518,7 +518,7 @@ static bool has_wrappers(const char *dir)
     return ok;
 }
 
-char *br_submit_scripts_dir(void)
+char *submit_scripts_dir(void)
 {
     const char *env = getenv("BENCHRUN_SCRIPTS");
     if (env && *env) {
@@ -557,7 +557,7 @@ static int count_array(json_t *a, long *passes)
     return 0;
 }
 
-int br_submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why)
+int submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why)
 {
     if (!arch)
         arch = c->arch;

@@ -29,10 +29,10 @@
 
 #include "util/strv.h"
 
-#define BR_SUBMIT_MAX_STAGES 3
+#define SUBMIT_MAX_STAGES 3
 
 /* Everything submit needs, resolved from the conf and the command line. */
-struct br_submit_params {
+struct submit_params {
     const char *conf_path;      /* absolute */
     const char *workload;       /* WORKLOAD tag (job names) */
     const char *results_dir;    /* absolute */
@@ -49,7 +49,7 @@ struct br_submit_params {
 };
 
 /* One stage's submission. */
-struct br_submit_job {
+struct submit_job {
     const char *stage;          /* "plain", "pmc", "power" (static strings) */
     struct strv argv;           /* the sbatch command */
     char *time_limit;           /* the -t value used; NULL = none */
@@ -59,52 +59,52 @@ struct br_submit_job {
 };
 
 /* True for "plain", "pmc" and "power". */
-bool br_submit_is_stage(const char *name);
+bool submit_is_stage(const char *name);
 
 /* Slurm time string -> seconds (-1 for UNLIMITED/INFINITE). 0 or -1 when
  * malformed (no message). */
-int br_slurm_time_parse(const char *s, long *seconds);
+int submit_slurm_time_parse(const char *s, long *seconds);
 /* Seconds -> "HH:MM:SS" or "D-HH:MM:SS". Caller frees. */
-char *br_slurm_time_format(long seconds);
+char *submit_slurm_time_format(long seconds);
 /* pmc limit in seconds: passes x 3 x wall_s rounded up to whole minutes,
  * at least one minute. -1 when passes <= 0 or wall_s <= 0 / not finite. */
-long br_submit_pmc_seconds(long passes, double wall_s);
+long submit_pmc_seconds(long passes, double wall_s);
 
 /* The -t value for a stage (NULL = none) and a note saying where it came
  * from; both newly allocated. -1 (printed) when TIME_LIMIT is malformed. */
-int br_submit_time_limit(const struct br_submit_params *p, const char *stage, char **limit,
-                         char **note);
+int submit_time_limit(const struct submit_params *p, const char *stage, char **limit,
+                      char **note);
 
 /* The default time limit in a wrapper's "#SBATCH --time=T" (or "-t T")
  * header line; NULL when none or unreadable. Caller frees. */
-char *br_sbatch_script_time(const char *path);
+char *submit_sbatch_script_time(const char *path);
 
 /* Builds job->argv for stage, depending on dep (NULL = none; for a dry run a
  * shell reference such as "$plain"). Initializes *job. 0 or -1 (printed). */
-int br_submit_build(const struct br_submit_params *p, const char *stage, const char *dep,
-                    struct br_submit_job *job);
-void br_submit_job_release(struct br_submit_job *job);
+int submit_build(const struct submit_params *p, const char *stage, const char *dep,
+                 struct submit_job *job);
+void submit_job_release(struct submit_job *job);
 
 /* sbatch --parsable stdout -> job id ("123" from "123\n" or "123;cl\n").
  * Caller frees; NULL when it is not a job id. */
-char *br_submit_parse_jobid(const char *out);
+char *submit_parse_jobid(const char *out);
 
 /* Runs job->argv, capturing stdout and stderr; on success sets job->job_id
  * and passes sbatch's stderr (warnings) through. On failure prints sbatch's
  * own error and returns -1. */
-int br_submit_run(struct br_submit_job *job);
+int submit_run(struct submit_job *job);
 
 /* Appends one entry {date, conf, workload, complete, jobs[...]} to
  * RESULTS_DIR/submitted.json (atomically). Jobs without a job_id are listed
  * under "not_submitted". 0 or -1 (printed). */
-int br_submit_record(const struct br_submit_params *p, const struct br_submit_job *jobs,
-                     size_t n, bool complete);
+int submit_record(const struct submit_params *p, const struct submit_job *jobs,
+                  size_t n, bool complete);
 /* Checks that an existing submitted.json can be appended to (before
  * anything is submitted). 0 or -1 (printed). */
-int br_submit_record_check(const char *results_dir);
+int submit_record_check(const char *results_dir);
 
 /* The newest successful plain run in RESULTS_DIR. */
-struct br_plain_run {
+struct submit_plain_run {
     char *run;                  /* folder name, e.g. "plain-1234" */
     double wall_s;              /* its wall time (run.json "wall_time_s") */
     char *arch;                 /* the GPU it ran on (run.json "gpu_arch"); NULL unknown */
@@ -113,8 +113,8 @@ struct br_plain_run {
 /* Newest RESULTS_DIR/plain-* (by run.json mtime) whose run.json says it
  * succeeded ("status" "ok", "exit_status" 0). 0 when found, 1 when none
  * (out zeroed); never fails: unreadable folders are skipped. */
-int br_submit_find_plain(const char *results_dir, struct br_plain_run *out);
-void br_plain_run_release(struct br_plain_run *r);
+int submit_find_plain(const char *results_dir, struct submit_plain_run *out);
+void submit_plain_run_release(struct submit_plain_run *r);
 
 /* Number of counter passes the pmc stage will run for this conf: COUNTERS
  * as a JSON file with a "passes" array, or a set name looked up in
@@ -123,11 +123,11 @@ void br_plain_run_release(struct br_plain_run *r);
  * here (e.g. ARCH unset on a login node); no message printed. arch: the
  * GPU of the plain run, used when the conf has no ARCH (NULL = none). */
 struct br_conf;
-int br_submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why);
+int submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why);
 
 /* Folder holding run_<stage>.sbatch: $BENCHRUN_SCRIPTS, <share>/scripts
  * (installed), or <share>/../../scripts (build tree). Caller frees; NULL
  * with an error when none holds run_plain.sbatch. */
-char *br_submit_scripts_dir(void);
+char *submit_scripts_dir(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* fsutil.c - paths, whole-file reads and atomic (temp + rename) writes. */
 #include "util/fsutil.h"
 #include "util/error.h"
+#include "util/strv.h"
 #include "util/xalloc.h"
 
 #include <dirent.h>
@@ -449,4 +450,31 @@ char *fs_share_path(const char *rel)
     char *p = fs_path_join(dir, rel);
     free(dir);
     return p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fs_list_suffix(const char *dir, const char *suffix, struct strv *out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct strv found;
+    strv_init(&found);
+    size_t sl = strlen(suffix);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n >= sl && strcmp(e->d_name + n - sl, suffix) == 0)
+            strv_pushf(&found, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+    strv_extend(out, &found);
+    int n = (int)found.n;
+    strv_free(&found);
+    return n;
 }

@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "util/strv.h"
+
 /* mkdir -p; mode 0755. */
 int fs_mkdir_p(const char *path);
 bool fs_exists(const char *path);
@@ -81,6 +83,9 @@ int fs_remove_flat_dir(const char *dir);
 int fs_copy_file(const char *src, const char *dst);
 
 /* a + "/" + b, with a single separator. */
+/* Files in dir whose names end with suffix (sorted); appended to out as
+ * full paths. Returns how many, -1 when dir cannot be read. */
+int fs_list_suffix(const char *dir, const char *suffix, struct strv *out);
 char *fs_path_join(const char *a, const char *b);
 /* Absolute form of path (realpath when it exists, else cwd-joined). */
 char *fs_abspath(const char *path);

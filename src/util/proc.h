@@ -1,6 +1,6 @@
 /* proc.h - run a helper command and capture its output (bash for the conf,
- * nvidia-smi, rocminfo). For running the app itself see stage.h
- * (br_stage_exec: process group, log file, signal forwarding).
+ * nvidia-smi, rocminfo). For running the app itself see stage/exec.h
+ * (stage_exec: process group, log file, signal forwarding).
  */
 #ifndef BR_PROC_H
 #define BR_PROC_H

@@ -1,8 +1,8 @@
 /* fuzz_submit.c - libFuzzer target for the small parsers of benchrun submit
- * (src/stage/submit.c): Slurm time strings (br_slurm_time_parse, checked to
- * round-trip through br_slurm_time_format), `sbatch --parsable` output
- * (br_submit_parse_jobid: the id must be digits only) and the #SBATCH
- * --time header of a wrapper script (br_sbatch_script_time, on a temp file,
+ * (src/stage/submit.c): Slurm time strings (submit_slurm_time_parse, checked to
+ * round-trip through submit_slurm_time_format), `sbatch --parsable` output
+ * (submit_parse_jobid: the id must be digits only) and the #SBATCH
+ * --time header of a wrapper script (submit_sbatch_script_time, on a temp file,
  * for inputs that start with '#'). */
 #include <ctype.h>
 #include <stddef.h>
@@ -20,20 +20,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_time(const char *s)
 {
     long sec;
-    if (br_slurm_time_parse(s, &sec) != 0)
+    if (submit_slurm_time_parse(s, &sec) != 0)
         return;
     if (sec < -1)
         abort();
-    char *f = br_slurm_time_format(sec);
+    char *f = submit_slurm_time_format(sec);
     long back;
-    if (br_slurm_time_parse(f, &back) != 0 || back != sec)
+    if (submit_slurm_time_parse(f, &back) != 0 || back != sec)
         abort();
     free(f);
 }
 
 static void check_jobid(const char *s)
 {
-    char *id = br_submit_parse_jobid(s);
+    char *id = submit_parse_jobid(s);
     if (!id)
         return;
     if (!*id || strlen(id) > 20)
@@ -51,7 +51,7 @@ static void check_script(const uint8_t *data, size_t size)
     if (fd < 0)
         return;
     if (write(fd, data, size) == (ssize_t)size) {
-        char *t = br_sbatch_script_time(path);
+        char *t = submit_sbatch_script_time(path);
         if (t && (!*t || strchr(t, '\n')))
             abort();
         free(t);

@@ -57,7 +57,7 @@ for n in node1 node2; do
     ls "$d/ktrace_ptwo/$n/"*_kernel_trace.csv >/dev/null 2>&1 && pass "B: trace of $n in ktrace_ptwo/$n/" \
         || { fail "B: no trace under ktrace_ptwo/$n"; ls -R "$d/ktrace_ptwo" >&2; }
 done
-for n in node1 node2; do   # CLOCK_BOOTTIME is per node: alignment evidence per node (powersum.c)
+for n in node1 node2; do   # CLOCK_BOOTTIME is per node: alignment evidence per node (metrics/powersum.c)
     expect_grep "^  alignment $n +clock_ref boottime [0-9]+ ns; first sample [+-][0-9.]+ s" \
         "$T/results/ptwo-power-$jb.out" "B: alignment of $n against clock_ref_$n.txt"
 done

@@ -69,7 +69,7 @@ static void test_expect_nvidia(void **state)
 {
     (void)state;
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     struct br_calib_expect *e;
     size_t n = br_calib_expect_table(&p, &e);
     assert_true(n >= 20);
@@ -118,7 +118,7 @@ static void test_expect_amd(void **state)
 {
     (void)state;
     struct br_calib_params p;
-    br_calib_params_default(&p, "amd");
+    br_calib_params_default(&p, GPU_VENDOR_AMD);
     struct br_calib_expect *e;
     size_t n = br_calib_expect_table(&p, &e);
     assert_int_equal(p.warp, 64);
@@ -135,7 +135,7 @@ static void test_params_argv(void **state)
 {
     (void)state;
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     p.long_ms = 500;
     struct strv a;
     strv_init(&a);
@@ -237,7 +237,7 @@ static const struct br_calib_result *result(const struct br_calib_results *r, co
 static void run_checks(const char *csv, struct br_calib_results *res)
 {
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     struct br_calib_expect *e;
     size_t n = br_calib_expect_table(&p, &e);
     assert_int_equal(br_calib_check_analysis(csv, e, n, res), 0);
@@ -249,7 +249,7 @@ static void test_check_all_pass(void **state)
 {
     (void)state;
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     char *csv = analysis_csv(&p, 1.0, 1.015, "compute", true);   /* bytes +1.5 %: inside 2 % */
     struct br_calib_results res = { 0 };
     run_checks(csv, &res);
@@ -267,7 +267,7 @@ static void test_check_misses(void **state)
 {
     (void)state;
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     /* FLOPs +0.2 % (outside 0.1 %), bytes +2.5 % (outside 2 %), wrong label,
      * no max_waves_CU column (optional: skip) */
     char *csv = analysis_csv(&p, 1.002, 1.025, "memory", false);
@@ -297,7 +297,7 @@ static void test_check_missing_kernel_and_bad_file(void **state)
                           "other,other,5,compute\nTOTAL,TOTAL,5,compute\n");
     struct br_calib_results res = { 0 };
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     struct br_calib_expect *e;
     size_t n = br_calib_expect_table(&p, &e);
     assert_int_equal(br_calib_check_analysis(csv, e, n, &res), 0);

@@ -78,7 +78,7 @@ static void test_decode_minimal(void **state)
     assert_string_equal(c.sample_backend, "auto");
     assert_false(c.bind_gpu_per_task);
     assert_null(c.perf_grep);
-    assert_null(c.vendor);
+    assert_int_equal(c.vendor, GPU_VENDOR_UNKNOWN);
     assert_int_equal(c.app_cmd.n, 2);
     assert_string_equal(c.app_cmd.v[1], "-x");
     assert_null(c.app_cmd.v[2]);
@@ -161,7 +161,7 @@ static void test_decode_optional(void **state)
                        "F|stage_inputs|S|SAMPLE_GPUS|0,3|S|PARTITION|mi3008x|Z|", &len);
     struct br_conf c;
     assert_int_equal(br_conf_decode(buf, len, "x.conf", 0, &c), 0);
-    assert_string_equal(c.vendor, "nvidia");
+    assert_int_equal(c.vendor, GPU_VENDOR_NVIDIA);
     assert_int_equal(c.nnodes, 2);
     assert_true(c.bind_gpu_per_task);
     assert_string_equal(c.perf_grep, "it/s");

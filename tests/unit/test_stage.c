@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "stage/jobdir.h"
+#include "stage/launcher.h"
+#include "stage/perfgrep.h"
 #include "stage/stage.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -36,20 +39,20 @@ static void test_gpu_names(void **state)
         { 90008, "gfx908" }, { 120001, "gfx1201" }, { 90500, "gfx950" },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *n = br_gfx_name(cases[i].v);
+        char *n = gpu_gfx_name(cases[i].v);
         assert_string_equal(n, cases[i].name);
         free(n);
     }
-    assert_null(br_gfx_name(0));
-    char *sm = br_sm_name("9.0");
+    assert_null(gpu_gfx_name(0));
+    char *sm = gpu_sm_name("9.0");
     assert_string_equal(sm, "sm_90");
     free(sm);
-    sm = br_sm_name("10.3");
+    sm = gpu_sm_name("10.3");
     assert_string_equal(sm, "sm_103");
     free(sm);
-    assert_null(br_sm_name("9"));
-    assert_null(br_sm_name("9.0x"));
-    assert_null(br_sm_name(NULL));
+    assert_null(gpu_sm_name("9"));
+    assert_null(gpu_sm_name("9.0x"));
+    assert_null(gpu_sm_name(NULL));
 }
 
 static void test_kfd_props(void **state)
@@ -58,24 +61,24 @@ static void test_kfd_props(void **state)
     const char gpu[] = "cpu_cores_count 0\nsimd_count 1216\nmem_banks_count 1\n"
                        "gfx_target_version 90402\nvendor_id 4098\n";
     long v = -1, simd = -1;
-    assert_int_equal(br_kfd_parse_props(gpu, strlen(gpu), &v, &simd), 0);
+    assert_int_equal(gpu_kfd_parse_props(gpu, strlen(gpu), &v, &simd), 0);
     assert_int_equal(v, 90402);
     assert_int_equal(simd, 1216);
     const char cpu[] = "cpu_cores_count 96\nsimd_count 0\ngfx_target_version 0";   /* no final \n */
-    assert_int_equal(br_kfd_parse_props(cpu, strlen(cpu), &v, &simd), 0);
+    assert_int_equal(gpu_kfd_parse_props(cpu, strlen(cpu), &v, &simd), 0);
     assert_int_equal(v, 0);
     const char bad[] = "gfx_target_version x90402\n";
-    assert_int_equal(br_kfd_parse_props(bad, strlen(bad), &v, &simd), -1);
+    assert_int_equal(gpu_kfd_parse_props(bad, strlen(bad), &v, &simd), -1);
     const char prefix[] = "gfx_target_version_x 5\n";   /* a longer key is not the key */
-    assert_int_equal(br_kfd_parse_props(prefix, strlen(prefix), &v, &simd), -1);
-    assert_int_equal(br_kfd_parse_props("", 0, &v, &simd), -1);
+    assert_int_equal(gpu_kfd_parse_props(prefix, strlen(prefix), &v, &simd), -1);
+    assert_int_equal(gpu_kfd_parse_props("", 0, &v, &simd), -1);
 }
 
 static void test_job_id_and_run_dir(void **state)
 {
     (void)state;
     unsetenv("SLURM_JOB_ID");
-    char *id = br_job_id();
+    char *id = stage_job_id();
     int pid;
     char ts[32];
     assert_int_equal(sscanf(id, "local-%16[0-9TZ]-%d", ts, &pid), 2);
@@ -83,17 +86,17 @@ static void test_job_id_and_run_dir(void **state)
     assert_int_equal(pid, (int)getpid());
     free(id);
     setenv("SLURM_JOB_ID", "123456", 1);
-    id = br_job_id();
+    id = stage_job_id();
     assert_string_equal(id, "123456");
-    assert_true(br_in_slurm());
+    assert_true(stage_in_slurm());
     free(id);
     unsetenv("SLURM_JOB_ID");
 
     char *d = tmpdir_new("test_stage");
     char *res = fs_path_join(d, "a/b/results"), *r1 = NULL, *r2 = NULL, *r3 = NULL;
-    assert_int_equal(br_run_dir_create(res, "plain", "9", &r1), 0);
-    assert_int_equal(br_run_dir_create(res, "plain", "9", &r2), 0);
-    assert_int_equal(br_run_dir_create(res, "plain", "9", &r3), 0);
+    assert_int_equal(stage_run_dir_create(res, "plain", "9", &r1), 0);
+    assert_int_equal(stage_run_dir_create(res, "plain", "9", &r2), 0);
+    assert_int_equal(stage_run_dir_create(res, "plain", "9", &r3), 0);
     char *want = fs_path_join(res, "plain-9");
     assert_string_equal(r1, want);
     assert_non_null(strstr(r2, "/plain-9.2"));
@@ -122,26 +125,26 @@ static void test_launcher(void **state)
     unsetenv("SLURM_JOB_ID");
     struct br_conf c = mini_conf(1);
     struct strv a;
-    assert_int_equal(br_launcher_argv(&c, &a), 0);
+    assert_int_equal(stage_launcher_argv(&c, false, &a), 0);
     assert_int_equal(a.n, 0);                                /* direct exec */
     strv_free(&a);
     c.ntasks = 4;
-    assert_int_equal(br_launcher_argv(&c, &a), -1);          /* needs a launcher */
+    assert_int_equal(stage_launcher_argv(&c, false, &a), -1);          /* needs a launcher */
     strv_free(&a);
     setenv("SLURM_JOB_ID", "5", 1);
-    assert_int_equal(br_launcher_argv(&c, &a), 0);
+    assert_int_equal(stage_launcher_argv(&c, false, &a), 0);
     assert_int_equal(a.n, 2);
     assert_string_equal(a.v[0], "srun");
     assert_string_equal(a.v[1], "-n4");
     strv_free(&a);
     c.nnodes = 2;
-    assert_int_equal(br_launcher_argv(&c, &a), 0);
+    assert_int_equal(stage_launcher_argv(&c, false, &a), 0);
     assert_string_equal(a.v[1], "-N2");
     strv_free(&a);
     strv_push(&c.launcher, "mpirun");
     strv_push(&c.launcher, "-np");
     strv_push(&c.launcher, "4");
-    assert_int_equal(br_launcher_argv(&c, &a), 0);           /* LAUNCHER wins */
+    assert_int_equal(stage_launcher_argv(&c, false, &a), 0);           /* LAUNCHER wins */
     assert_int_equal(a.n, 3);
     assert_string_equal(a.v[0], "mpirun");
     strv_free(&a);
@@ -149,7 +152,7 @@ static void test_launcher(void **state)
     strv_init(&c.launcher);
     strv_push(&c.launcher, "none");
     c.ntasks = 1;
-    assert_int_equal(br_launcher_argv(&c, &a), 0);           /* none: direct even in Slurm */
+    assert_int_equal(stage_launcher_argv(&c, false, &a), 0);    /* none: direct even in Slurm */
     assert_int_equal(a.n, 0);
     strv_free(&a);
     unsetenv("SLURM_JOB_ID");
@@ -165,40 +168,40 @@ static void test_exec(void **state)
     struct strv a;
     strv_init(&a);
     strv_pushv(&a, (const char *const[]){ "sh", "-c", "echo out; echo err >&2; exit 7", NULL });
-    struct br_exec_result r;
-    assert_int_equal(br_stage_exec(&a, log, &r), 0);
+    struct stage_exec_result r;
+    assert_int_equal(stage_exec(&a, log, &r), 0);
     assert_int_equal(r.exit_code, 7);
     assert_null(r.reason);
     assert_true(r.wall_s >= 0);
     char *text = fs_read_file(log, NULL);
     assert_string_equal(text, "out\nerr\n");
     free(text);
-    br_exec_result_release(&r);
+    stage_exec_result_release(&r);
     strv_free(&a);
 
     strv_init(&a);
     strv_pushv(&a, (const char *const[]){ "sh", "-c", "kill -9 $$", NULL });
-    assert_int_equal(br_stage_exec(&a, log, &r), 0);
+    assert_int_equal(stage_exec(&a, log, &r), 0);
     assert_int_equal(r.exit_code, 128 + SIGKILL);
     assert_int_equal(r.term_signal, SIGKILL);
     assert_non_null(strstr(r.reason, "killed by signal 9"));
-    br_exec_result_release(&r);
+    stage_exec_result_release(&r);
     strv_free(&a);
 
     strv_init(&a);
     strv_push(&a, "/nonexistent/program");
-    assert_int_equal(br_stage_exec(&a, log, &r), 0);
+    assert_int_equal(stage_exec(&a, log, &r), 0);
     assert_int_equal(r.exit_code, 127);
-    br_exec_result_release(&r);
+    stage_exec_result_release(&r);
     strv_free(&a);
 
     struct strv lines;
     strv_init(&lines);
-    assert_int_equal(br_perf_grep("^e.r$", log, &lines, NULL, NULL), 0);
+    assert_int_equal(stage_perf_grep("^e.r$", log, &lines, NULL, NULL), 0);
     assert_int_equal(lines.n, 1);
     assert_string_equal(lines.v[0], "err");
     br_error_set_sink(quiet, NULL);
-    assert_int_equal(br_perf_grep("([", log, &lines, NULL, NULL), -1);
+    assert_int_equal(stage_perf_grep("([", log, &lines, NULL, NULL), -1);
     br_error_set_sink(NULL, NULL);
     strv_free(&lines);
     free(log);
@@ -209,7 +212,7 @@ static void test_exec(void **state)
 static void test_rocprofv3_argv(void **state)
 {
     (void)state;
-    const struct br_collector_ops *c = br_collector_for_vendor("amd");
+    const struct br_collector_ops *c = br_collector_for_vendor(GPU_VENDOR_AMD);
     assert_non_null(c);
     assert_string_equal(c->name, "rocprofv3");
     assert_ptr_equal(br_collector_find("rocprofv3"), c);
@@ -248,7 +251,7 @@ static void test_rocprofv3_argv(void **state)
     assert_int_equal(c->fixup(&req), 0);
     struct strv out;
     strv_init(&out);
-    assert_int_equal(br_collect_find_outputs(d, "_counter_collection.csv", &out), 1);
+    assert_int_equal(fs_list_suffix(d, "_counter_collection.csv", &out), 1);
     strv_free(&out);
     free(f); free(sub);
     assert_int_equal(tmpdir_remove(d), 0);

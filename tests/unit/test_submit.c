@@ -39,7 +39,7 @@ static void test_time_parse(void **state)
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         long s = -2;
-        assert_int_equal(br_slurm_time_parse(ok[i].s, &s), 0);
+        assert_int_equal(submit_slurm_time_parse(ok[i].s, &s), 0);
         assert_int_equal(s, ok[i].want);
     }
     static const char *bad[] = { "", "abc", "1:2:3:4", "-5", "1-", "1-x", "10m",
@@ -47,7 +47,7 @@ static void test_time_parse(void **state)
                                  "0-47777777" /* 1990740 days */ };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         long s;
-        assert_int_equal(br_slurm_time_parse(bad[i], &s), -1);
+        assert_int_equal(submit_slurm_time_parse(bad[i], &s), -1);
     }
 }
 
@@ -60,10 +60,10 @@ static void test_time_format(void **state)
         { -1, "UNLIMITED" },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *f = br_slurm_time_format(cases[i].s);
+        char *f = submit_slurm_time_format(cases[i].s);
         assert_string_equal(f, cases[i].want);
         long back;
-        assert_int_equal(br_slurm_time_parse(f, &back), 0);
+        assert_int_equal(submit_slurm_time_parse(f, &back), 0);
         assert_int_equal(back, cases[i].s);
         free(f);
     }
@@ -73,15 +73,15 @@ static void test_time_format(void **state)
 static void test_pmc_estimate(void **state)
 {
     (void)state;
-    assert_int_equal(br_submit_pmc_seconds(6, 42.0), 13 * 60);   /* 756 s -> 13 min */
-    assert_int_equal(br_submit_pmc_seconds(6, 40.0), 12 * 60);   /* 720 s exactly */
-    assert_int_equal(br_submit_pmc_seconds(6, 40.01), 13 * 60);  /* 720.18 s */
-    assert_int_equal(br_submit_pmc_seconds(2, 0.5), 60);         /* 3 s -> 1 min */
-    assert_int_equal(br_submit_pmc_seconds(7, 3600.0), 21 * 3600);
-    assert_int_equal(br_submit_pmc_seconds(0, 10.0), -1);
-    assert_int_equal(br_submit_pmc_seconds(6, 0.0), -1);
-    assert_int_equal(br_submit_pmc_seconds(6, -1.0), -1);
-    assert_int_equal(br_submit_pmc_seconds(6, 0.0 / 0.0), -1);
+    assert_int_equal(submit_pmc_seconds(6, 42.0), 13 * 60);   /* 756 s -> 13 min */
+    assert_int_equal(submit_pmc_seconds(6, 40.0), 12 * 60);   /* 720 s exactly */
+    assert_int_equal(submit_pmc_seconds(6, 40.01), 13 * 60);  /* 720.18 s */
+    assert_int_equal(submit_pmc_seconds(2, 0.5), 60);         /* 3 s -> 1 min */
+    assert_int_equal(submit_pmc_seconds(7, 3600.0), 21 * 3600);
+    assert_int_equal(submit_pmc_seconds(0, 10.0), -1);
+    assert_int_equal(submit_pmc_seconds(6, 0.0), -1);
+    assert_int_equal(submit_pmc_seconds(6, -1.0), -1);
+    assert_int_equal(submit_pmc_seconds(6, 0.0 / 0.0), -1);
 }
 
 static void test_parse_jobid(void **state)
@@ -94,7 +94,7 @@ static void test_parse_jobid(void **state)
         { "12abc\n", NULL },  { "123456789012345678901\n", NULL },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *id = br_submit_parse_jobid(cases[i].out);
+        char *id = submit_parse_jobid(cases[i].out);
         if (cases[i].want) {
             assert_non_null(id);
             assert_string_equal(id, cases[i].want);
@@ -105,9 +105,9 @@ static void test_parse_jobid(void **state)
     }
 }
 
-static struct br_submit_params params(void)
+static struct submit_params params(void)
 {
-    return (struct br_submit_params){
+    return (struct submit_params){
         .conf_path = "/w/demo.conf", .workload = "demo", .results_dir = "/r",
         .nnodes = 2, .ntasks = 4, .scripts_dir = "/s", .benchrun_exe = "/b/benchrun",
     };
@@ -130,9 +130,9 @@ static char *joined(const struct strv *v)
 static void test_build_argv(void **state)
 {
     (void)state;
-    struct br_submit_params p = params();
-    struct br_submit_job j;
-    assert_int_equal(br_submit_build(&p, "plain", NULL, &j), 0);
+    struct submit_params p = params();
+    struct submit_job j;
+    assert_int_equal(submit_build(&p, "plain", NULL, &j), 0);
     char *s = joined(&j.argv);
     assert_string_equal(s, "sbatch --parsable -N 2 -n 4 -J demo-plain --output "
                            "/r/demo-plain-%j.out --export=ALL,BENCHRUN=/b/benchrun "
@@ -140,51 +140,51 @@ static void test_build_argv(void **state)
     assert_null(j.time_limit);
     assert_non_null(strstr(j.time_note, "no TIME_LIMIT"));
     free(s);
-    br_submit_job_release(&j);
+    submit_job_release(&j);
 
     p.partition = "mi3008x";
     p.time_limit = "02:00:00";
-    assert_int_equal(br_submit_build(&p, "power", "1234", &j), 0);
+    assert_int_equal(submit_build(&p, "power", "1234", &j), 0);
     s = joined(&j.argv);
     assert_string_equal(s, "sbatch --parsable -p mi3008x -N 2 -n 4 -J demo-power -t 02:00:00 "
                            "--output /r/demo-power-%j.out --dependency=afterok:1234 "
                            "--export=ALL,BENCHRUN=/b/benchrun /s/run_power.sbatch /w/demo.conf");
     assert_string_equal(j.depends_on, "1234");
     free(s);
-    br_submit_job_release(&j);
+    submit_job_release(&j);
 }
 
 /* pmc: estimate from the plain run; TIME_LIMIT wins only when longer. */
 static void test_pmc_time_limit(void **state)
 {
     (void)state;
-    struct br_submit_params p = params();
+    struct submit_params p = params();
     p.pmc_passes = 6;
     p.plain_wall_s = 42.0;
     p.plain_run = "plain-17";
     char *lim, *note;
-    assert_int_equal(br_submit_time_limit(&p, "pmc", &lim, &note), 0);
+    assert_int_equal(submit_time_limit(&p, "pmc", &lim, &note), 0);
     assert_string_equal(lim, "00:13:00");
     assert_non_null(strstr(note, "6 passes x 3 x plain wall 42.0 s (plain-17)"));
     free(lim);
     free(note);
     p.time_limit = "10";                   /* 10 min < 13 min: estimate */
-    assert_int_equal(br_submit_time_limit(&p, "pmc", &lim, &note), 0);
+    assert_int_equal(submit_time_limit(&p, "pmc", &lim, &note), 0);
     assert_string_equal(lim, "00:13:00");
     free(lim);
     free(note);
     p.time_limit = "1:00:00";              /* longer: kept */
-    assert_int_equal(br_submit_time_limit(&p, "pmc", &lim, &note), 0);
+    assert_int_equal(submit_time_limit(&p, "pmc", &lim, &note), 0);
     assert_string_equal(lim, "1:00:00");
     free(lim);
     free(note);
-    assert_int_equal(br_submit_time_limit(&p, "plain", &lim, &note), 0);
+    assert_int_equal(submit_time_limit(&p, "plain", &lim, &note), 0);
     assert_string_equal(lim, "1:00:00");    /* other stages: TIME_LIMIT as is */
     free(lim);
     free(note);
     p.time_limit = "1:2:3:4";
     br_error_set_sink(quiet, NULL);
-    assert_int_equal(br_submit_time_limit(&p, "plain", &lim, &note), -1);
+    assert_int_equal(submit_time_limit(&p, "plain", &lim, &note), -1);
     br_error_set_sink(NULL, NULL);
     assert_null(lim);
 }
@@ -204,8 +204,8 @@ static void test_find_plain(void **state)
 {
     (void)state;
     char *d = tmpdir_new("test_submit");
-    struct br_plain_run r;
-    assert_int_equal(br_submit_find_plain(d, &r), 1);
+    struct submit_plain_run r;
+    assert_int_equal(submit_find_plain(d, &r), 1);
     assert_null(r.run);
     write_text(d, "plain-1/run.json", "{\"status\": \"ok\", \"exit_status\": 0, "
                                       "\"wall_time_s\": 12.5, \"gpu_arch\": \"gfx942\"}");
@@ -217,19 +217,19 @@ static void test_find_plain(void **state)
     write_text(d, "plain-6/run.json", "{\"status\": \"running\"}");
     write_text(d, "pmc-4/run.json", "{\"status\": \"ok\", \"exit_status\": 0, "
                                     "\"wall_time_s\": 500}");      /* not plain */
-    assert_int_equal(br_submit_find_plain(d, &r), 0);
+    assert_int_equal(submit_find_plain(d, &r), 0);
     assert_string_equal(r.run, "plain-1");
     assert_true(r.wall_s == 12.5);
     assert_string_equal(r.arch, "gfx942");
-    br_plain_run_release(&r);
+    submit_plain_run_release(&r);
     sleep(1);                               /* newer mtime wins */
     write_text(d, "plain-9/run.json", "{\"status\": \"ok\", \"exit_status\": 0, "
                                       "\"wall_time_s\": 30}");
-    assert_int_equal(br_submit_find_plain(d, &r), 0);
+    assert_int_equal(submit_find_plain(d, &r), 0);
     assert_string_equal(r.run, "plain-9");
     assert_true(r.wall_s == 30.0);
     assert_null(r.arch);
-    br_plain_run_release(&r);
+    submit_plain_run_release(&r);
     assert_int_equal(tmpdir_remove(d), 0);
     free(d);
 }
@@ -239,16 +239,16 @@ static void test_record(void **state)
 {
     (void)state;
     char *d = tmpdir_new("test_submit");
-    struct br_submit_params p = params();
+    struct submit_params p = params();
     p.results_dir = d;
-    struct br_submit_job j[2];
-    assert_int_equal(br_submit_build(&p, "plain", NULL, &j[0]), 0);
+    struct submit_job j[2];
+    assert_int_equal(submit_build(&p, "plain", NULL, &j[0]), 0);
     j[0].job_id = xstrdup("41");
-    assert_int_equal(br_submit_build(&p, "pmc", "41", &j[1]), 0);
-    assert_int_equal(br_submit_record_check(d), 0);
-    assert_int_equal(br_submit_record(&p, j, 2, false), 0);
+    assert_int_equal(submit_build(&p, "pmc", "41", &j[1]), 0);
+    assert_int_equal(submit_record_check(d), 0);
+    assert_int_equal(submit_record(&p, j, 2, false), 0);
     j[1].job_id = xstrdup("42");
-    assert_int_equal(br_submit_record(&p, j, 2, true), 0);
+    assert_int_equal(submit_record(&p, j, 2, true), 0);
     char *path = fs_path_join(d, "submitted.json");
     json_t *root = json_load_file(path, 0, NULL);
     assert_non_null(root);
@@ -267,11 +267,11 @@ static void test_record(void **state)
     /* a damaged record is refused before anything is submitted */
     assert_int_equal(fs_write_atomic(path, "{oops", 5), 0);
     br_error_set_sink(quiet, NULL);
-    assert_int_equal(br_submit_record_check(d), -1);
-    assert_int_equal(br_submit_record(&p, j, 2, true), -1);
+    assert_int_equal(submit_record_check(d), -1);
+    assert_int_equal(submit_record(&p, j, 2, true), -1);
     br_error_set_sink(NULL, NULL);
-    br_submit_job_release(&j[0]);
-    br_submit_job_release(&j[1]);
+    submit_job_release(&j[0]);
+    submit_job_release(&j[1]);
     assert_int_equal(tmpdir_remove(d), 0);
     free(path);
     free(d);
@@ -293,14 +293,14 @@ static void test_pmc_passes(void **state)
     long n = 0;
     char *why = NULL;
     c.counters = "mine.json";                       /* relative to the conf's folder */
-    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), 0);
+    assert_int_equal(submit_pmc_passes(&c, NULL, &n, &why), 0);
     assert_int_equal(n, 2);
     c.counters = NULL;                              /* default set, arch from the plain run */
-    assert_int_equal(br_submit_pmc_passes(&c, "gfxT", &n, &why), 0);
+    assert_int_equal(submit_pmc_passes(&c, "gfxT", &n, &why), 0);
     assert_int_equal(n, 6);
     c.counters = "ml";
     c.arch = "gfxT";
-    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), 0);
+    assert_int_equal(submit_pmc_passes(&c, NULL, &n, &why), 0);
     assert_int_equal(n, 7);
     /* NVIDIA: the plain run records sm_90, whose profile is gh100.json (issue 14:
      * submit looked for arch/sm_90.json and lost the pmc time estimate) */
@@ -308,20 +308,20 @@ static void test_pmc_passes(void **state)
                "{\"passes\": [{}, {}], \"counter_sets\": {\"default\": [\"1\", \"2\", \"3\"]}}");
     c.counters = NULL;
     c.arch = NULL;
-    assert_int_equal(br_submit_pmc_passes(&c, "sm_90", &n, &why), 0);
+    assert_int_equal(submit_pmc_passes(&c, "sm_90", &n, &why), 0);
     assert_int_equal(n, 3);
     c.counters = "nosuchset";
     c.arch = "gfxT";
-    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
+    assert_int_equal(submit_pmc_passes(&c, NULL, &n, &why), -1);
     assert_non_null(strstr(why, "no counter set 'nosuchset'"));
     free(why);
     c.counters = NULL;
     c.arch = NULL;
-    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
+    assert_int_equal(submit_pmc_passes(&c, NULL, &n, &why), -1);
     assert_non_null(strstr(why, "ARCH is not set"));
     free(why);
     c.counters = "missing.json";
-    assert_int_equal(br_submit_pmc_passes(&c, NULL, &n, &why), -1);
+    assert_int_equal(submit_pmc_passes(&c, NULL, &n, &why), -1);
     free(why);
     unsetenv("BENCHRUN_SHARE");
     assert_int_equal(tmpdir_remove(d), 0);
@@ -345,7 +345,7 @@ static void test_script_time(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *path = fs_path_join(d, cases[i].f);
-        char *t = br_sbatch_script_time(path);
+        char *t = submit_sbatch_script_time(path);
         if (cases[i].want) {
             assert_non_null(t);
             assert_string_equal(t, cases[i].want);

@@ -1,4 +1,5 @@
-/* gpu.c - which GPUs this node has, without vendor libraries.
+/* gpu.c - the vendor enum's names, and which GPUs this node has, without
+ * vendor libraries.
  *
  * AMD: KFD topology (/sys/class/kfd/kfd/topology/nodes/<n>/properties, the
  * list ROCr itself enumerates; CPU nodes have gfx_target_version 0), else
@@ -10,17 +11,38 @@
  * --format=csv,noheader`, else /proc/driver/nvidia/gpus/<bus>/information.
  * $BENCHRUN_SYSFS_ROOT prefixes the sysfs/procfs paths (tests).
  */
-#include "stage/stage.h"
+#include "gpu/gpu.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *gpu_vendor_name(enum gpu_vendor v)
+{
+    static const char *const names[] = { "unknown", "amd", "nvidia", "none" };
+    return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
+}
+
+int gpu_vendor_parse(const char *s, enum gpu_vendor *out)
+{
+    static const struct { const char *name; enum gpu_vendor v; } rows[] = {
+        { "amd", GPU_VENDOR_AMD }, { "nvidia", GPU_VENDOR_NVIDIA }, { "none", GPU_VENDOR_NONE },
+    };
+    for (size_t i = 0; s && i < sizeof(rows) / sizeof(rows[0]); i++)
+        if (strcmp(s, rows[i].name) == 0) {
+            *out = rows[i].v;
+            return 0;
+        }
+    return -1;
+}
 
 static char *root_path(const char *p)
 {
@@ -56,7 +78,7 @@ static int prop_long(const char *text, size_t len, const char *key, long *out)
     return -1;
 }
 
-int br_kfd_parse_props(const char *text, size_t len, long *gfx_target_version, long *simd_count)
+int gpu_kfd_parse_props(const char *text, size_t len, long *gfx_target_version, long *simd_count)
 {
     if (prop_long(text, len, "gfx_target_version", gfx_target_version) != 0)
         return -1;
@@ -65,14 +87,14 @@ int br_kfd_parse_props(const char *text, size_t len, long *gfx_target_version, l
     return 0;
 }
 
-char *br_gfx_name(long v)
+char *gpu_gfx_name(long v)
 {
     if (v <= 0)
         return NULL;
     return xasprintf("gfx%ld%lx%lx", v / 10000, (v / 100) % 100, v % 100);
 }
 
-char *br_sm_name(const char *cc)
+char *gpu_sm_name(const char *cc)
 {
     int maj, min;
     char extra;
@@ -94,24 +116,24 @@ static char *read_trimmed(const char *path)
     return s;
 }
 
-static int kfd_node(const char *dir, const char *node, struct br_gpus *g)
+static int kfd_node(const char *dir, const char *node, struct gpu_node *g)
 {
     char *props = xasprintf("%s/%s/properties", dir, node);
     size_t len;
     char *text = fs_exists(props) ? fs_read_file(props, &len) : NULL;
     free(props);
     long ver = 0, simd = 0;
-    int is_gpu = text && br_kfd_parse_props(text, len, &ver, &simd) == 0 && ver > 0;
+    int is_gpu = text && gpu_kfd_parse_props(text, len, &ver, &simd) == 0 && ver > 0;
     free(text);
     if (is_gpu) {
         g->count++;
         if (!g->arch)
-            g->arch = br_gfx_name(ver);
+            g->arch = gpu_gfx_name(ver);
     }
     return is_gpu;
 }
 
-static void detect_kfd(struct br_gpus *g)
+static void detect_kfd(struct gpu_node *g)
 {
     char *dir = root_path("/sys/class/kfd/kfd/topology/nodes");
     DIR *d = opendir(dir);
@@ -124,7 +146,7 @@ static void detect_kfd(struct br_gpus *g)
     }
     free(dir);
     if (g->count > 0) {
-        g->vendor = xstrdup("amd");
+        g->vendor = GPU_VENDOR_AMD;
         g->source = xstrdup("kfd topology");
         char *ver = root_path("/sys/module/amdgpu/version");
         g->driver = read_trimmed(ver);
@@ -132,7 +154,7 @@ static void detect_kfd(struct br_gpus *g)
     }
 }
 
-static void detect_rocminfo(struct br_gpus *g)
+static void detect_rocminfo(struct gpu_node *g)
 {
     const char *argv[] = { "rocminfo", NULL };
     struct strbuf out;
@@ -155,13 +177,13 @@ static void detect_rocminfo(struct br_gpus *g)
     }
     sb_release(&out);
     if (g->count > 0) {
-        g->vendor = xstrdup("amd");
+        g->vendor = GPU_VENDOR_AMD;
         g->source = xstrdup("rocminfo");
     }
 }
 
 /* "NVIDIA H200, 9.0, 580.1" lines. */
-static void detect_nvidia_smi(struct br_gpus *g)
+static void detect_nvidia_smi(struct gpu_node *g)
 {
     const char *argv[] = { "nvidia-smi", "--query-gpu=name,compute_cap,driver_version",
                            "--format=csv,noheader", NULL };
@@ -178,19 +200,19 @@ static void detect_nvidia_smi(struct br_gpus *g)
             g->count++;
             if (!g->name) {
                 g->name = xstrdup(line);
-                g->arch = br_sm_name(c1 + 1 + strspn(c1 + 1, " "));
+                g->arch = gpu_sm_name(c1 + 1 + strspn(c1 + 1, " "));
                 g->driver = xstrdup(c2 + 1 + strspn(c2 + 1, " "));
             }
         }
     }
     sb_release(&out);
     if (g->count > 0) {
-        g->vendor = xstrdup("nvidia");
+        g->vendor = GPU_VENDOR_NVIDIA;
         g->source = xstrdup("nvidia-smi");
     }
 }
 
-static void detect_proc_nvidia(struct br_gpus *g)
+static void detect_proc_nvidia(struct gpu_node *g)
 {
     char *dir = root_path("/proc/driver/nvidia/gpus");
     DIR *d = opendir(dir);
@@ -203,7 +225,7 @@ static void detect_proc_nvidia(struct br_gpus *g)
     }
     free(dir);
     if (g->count > 0) {
-        g->vendor = xstrdup("nvidia");
+        g->vendor = GPU_VENDOR_NVIDIA;
         g->source = xstrdup("/proc/driver/nvidia/gpus");
         char *ver = root_path("/proc/driver/nvidia/version");
         char *text = read_trimmed(ver);
@@ -217,7 +239,7 @@ static void detect_proc_nvidia(struct br_gpus *g)
     }
 }
 
-void br_gpu_detect(struct br_gpus *g)
+void gpu_detect(struct gpu_node *g)
 {
     memset(g, 0, sizeof(*g));
     detect_kfd(g);
@@ -231,9 +253,8 @@ void br_gpu_detect(struct br_gpus *g)
         detect_proc_nvidia(g);
 }
 
-void br_gpus_free(struct br_gpus *g)
+void gpu_node_release(struct gpu_node *g)
 {
-    free(g->vendor);
     free(g->arch);
     free(g->name);
     free(g->driver);

@@ -1,18 +1,17 @@
-/* powersum.c - the seed's power-run summary, read back from the run folder:
- * samples and mean/max socket power, mean/max gfx clock, max hotspot
- * temperature (telemetry CSVs profiling_result_<tag>[_<node>]_<gpu>.csv,
- * METRICS.md §10, read with read/telemetry.h), kernels traced (ktrace_<tag>/,
- * read with read/rocprof.h), and the alignment evidence: clock_ref.txt's
- * boottime, the first sample and the first kernel start (all CLOCK_BOOTTIME
- * ns, so first sample/kernel minus clock_ref should both be small and
- * positive). CLOCK_BOOTTIME is per node: multi-node runs (clock_ref_<node>.txt)
- * get this evidence per node ("nodes"), each node's first sample and first
- * kernel (ktrace_<tag>/<node>/) against its own clock_ref. */
-#include "collect/collect.h"
+/* powersum.c - the seed's power-run summary, read back from the run folder
+ * (powersum.h): samples and mean/max socket power, mean/max gfx clock, max
+ * hotspot temperature (telemetry files profiling_result_<tag>[_<node>]_<gpu>.csv,
+ * read with read/telemetry.h), kernels traced (ktrace_<tag>/, read with
+ * read/rocprof.h), and the alignment evidence: clock_ref.txt's boottime, the
+ * first sample and the first kernel start (all CLOCK_BOOTTIME ns, so first
+ * sample/kernel minus clock_ref should both be small and positive).
+ * CLOCK_BOOTTIME is per node: multi-node runs (clock_ref_<node>.txt) get this
+ * evidence per node ("nodes"), each node's first sample and first kernel
+ * (ktrace_<tag>/<node>/) against its own clock_ref. */
+#include "metrics/powersum.h"
 #include "read/intern.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
-#include "stage/stage.h"
 #include "util/error.h"
 #include "util/textesc.h"
 #include "util/fsutil.h"
@@ -86,7 +85,7 @@ static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64
                            .first_ns = -1 };
     struct strv files;
     strv_init(&files);
-    br_collect_find_outputs(rundir, ".csv", &files);
+    fs_list_suffix(rundir, ".csv", &files);
     char *pre = xasprintf("%s/profiling_result_%s_", rundir, tag);
     for (size_t i = 0; i < files.n; i++)
         if (strncmp(files.v[i], pre, strlen(pre)) == 0 && !strstr(files.v[i], "_driver_power.csv"))
@@ -118,7 +117,7 @@ static int64_t node_first_sample(const char *rundir, const char *tag, const char
                            .first_ns = -1 };
     struct strv files;
     strv_init(&files);
-    br_collect_find_outputs(rundir, ".csv", &files);
+    fs_list_suffix(rundir, ".csv", &files);
     char *pre = xasprintf("%s/profiling_result_%s_%s_", rundir, tag, node);
     for (size_t i = 0; i < files.n; i++)
         if (strncmp(files.v[i], pre, strlen(pre)) == 0 && gpu_csv(files.v[i] + strlen(pre)))
@@ -150,7 +149,7 @@ static json_t *nodes_json(const char *rundir, const char *tag, const char *ktrac
 {
     struct strv refs;
     strv_init(&refs);
-    br_collect_find_outputs(rundir, ".txt", &refs);
+    fs_list_suffix(rundir, ".txt", &refs);
     json_t *arr = NULL;
     char *pre = xasprintf("%s/clock_ref_", rundir);
     for (size_t i = 0; i < refs.n; i++) {
@@ -197,7 +196,7 @@ static void kernels_json(const char *ktrace, json_t *o, int64_t *first)
     intern_release(&names);
 }
 
-json_t *br_power_summary(const char *rundir, const char *tag, const char *ktrace)
+json_t *mx_power_summary(const char *rundir, const char *tag, const char *ktrace)
 {
     json_t *o = json_object();
     int64_t first_sample, first_kernel, ref = clock_ref_boottime(rundir, "clock_ref.txt");
@@ -208,61 +207,4 @@ json_t *br_power_summary(const char *rundir, const char *tag, const char *ktrace
     if (nodes)
         json_object_set_new(o, "nodes", nodes);
     return o;
-}
-
-static void line_num(const char *label, json_t *o, const char *k1, const char *k2, const char *unit)
-{
-    json_t *a = json_object_get(o, k1), *b = k2 ? json_object_get(o, k2) : NULL;
-    printf("  %-16s", label);
-    if (json_is_real(a))
-        printf(" mean %.1f %s", json_real_value(a), unit);
-    if (json_is_real(b))
-        printf("%s max %.1f %s", json_is_real(a) ? "," : "", json_real_value(b), unit);
-    if (!json_is_real(a) && !json_is_real(b))
-        printf(" n/a");
-    printf("\n");
-}
-
-static void alignment_line(const char *label, json_t *o);
-
-void br_power_summary_print(json_t *o)
-{
-    printf("  %-16s %lld in %lld telemetry file(s)\n", "samples",
-           (long long)json_integer_value(json_object_get(o, "samples")),
-           (long long)json_integer_value(json_object_get(o, "telemetry_files")));
-    line_num("socket power", o, "socket_power_W_mean", "socket_power_W_max", "W");
-    line_num("gfx clock", o, "gfx_clock_MHz_mean", "gfx_clock_MHz_max", "MHz");
-    line_num("hotspot temp", o, NULL, "hotspot_temp_C_max", "C");
-    if (json_is_real(json_object_get(o, "edge_temp_C_max")))
-        line_num("edge/GPU temp", o, NULL, "edge_temp_C_max", "C");
-    printf("  %-16s %lld in %lld trace file(s)\n", "kernels traced",
-           (long long)json_integer_value(json_object_get(o, "kernels_traced")),
-           (long long)json_integer_value(json_object_get(o, "trace_files")));
-    json_t *nodes = json_object_get(o, "nodes");
-    if (!json_array_size(nodes)) {
-        alignment_line("alignment", o);
-        return;
-    }
-    size_t i;
-    json_t *n;
-    json_array_foreach(nodes, i, n) {
-        char *label = xasprintf("alignment %s", json_string_value(json_object_get(n, "node")));
-        alignment_line(label, n);
-        free(label);
-    }
-}
-
-/* "alignment  clock_ref boottime N ns; first sample +x s; first kernel +y s". */
-static void alignment_line(const char *label, json_t *o)
-{
-    json_t *r = json_object_get(o, "clock_ref_boottime_ns");
-    json_t *s = json_object_get(o, "first_sample_after_ref_s"), *k = json_object_get(o, "first_kernel_after_ref_s");
-    printf("  %-16s clock_ref boottime %s", label, json_is_integer(r) ? "" : "missing");
-    if (json_is_integer(r))
-        printf("%lld ns", (long long)json_integer_value(r));
-    if (json_is_real(s))
-        printf("; first sample %+.3f s", json_real_value(s));
-    if (json_is_real(k))
-        printf("; first kernel %+.3f s", json_real_value(k));
-    printf("\n");
 }
