@@ -41,12 +41,12 @@ static int once(const char *pmc, char **passes, int np, double *t)
     free(prof);
     if (!ap)
         return -1;
-    struct mx_passdef *defs = xcalloc((size_t)np, sizeof(*defs));
-    for (int i = 0; i < np; i++)
-        for (int q = 0; q < ap->npasses; q++)
-            if (!strcmp(ap->passes[q].name, passes[i]))
-                defs[i] = (struct mx_passdef){ passes[i], ap->passes[q].ncounters, ap->passes[q].counters,
-                                              NULL };
+    struct arch_pass *defs = xcalloc((size_t)np, sizeof(*defs));
+    for (int i = 0; i < np; i++) {       /* borrowed: the profile's counter lists */
+        const struct arch_pass *def = arch_pass_find(ap, passes[i]);
+        if (def)
+            defs[i] = (struct arch_pass){ .name = passes[i], .counters = def->counters };
+    }
     struct mx_opts o = { .time_pct = 90, .latency_pct = 10, .clock_src = MX_CLOCK_OVERRIDE,
                          .clock_mhz = 1700 };
     struct mx_result res;

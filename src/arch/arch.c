@@ -32,6 +32,7 @@ struct ld {
     bool in_consts;
     const char *first_pass;   /* the run's first pass, for @{first_pass} */
     const char *cur_pass;     /* the pass a per-pass metric is being expanded for: @{pass} */
+    bool lenient;             /* arch_open: a missing section is empty */
 };
 
 static int lerr(struct ld *l, const char *path, const char *fmt, ...)
@@ -87,12 +88,19 @@ static int sym(struct arch_profile *ap, enum arch_sym_kind k, const char *name, 
     return ap->nsyms++;
 }
 
+static bool strv_has(const struct strv *v, const char *s)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i], s))
+            return true;
+    return false;
+}
+
 static bool is_counter(const struct arch_profile *ap, const char *name)
 {
     for (int p = 0; p < ap->npasses; p++)
-        for (int c = 0; c < ap->passes[p].ncounters; c++)
-            if (!strcmp(ap->passes[p].counters[c], name))
-                return true;
+        if (strv_has(&ap->passes[p].counters, name))
+            return true;
     return arch_block_limit(ap, name) > 0;
 }
 
@@ -257,24 +265,47 @@ static char **str_list(struct ld *l, json_t *a, const char *path, int *n)
     return v;
 }
 
+/* An array of strings into out (initialized here). */
+static int str_vec(struct ld *l, json_t *a, const char *path, struct strv *out)
+{
+    strv_init(out);
+    int n;
+    char **v = str_list(l, a, path, &n);
+    if (!v)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        strv_push(out, v[i]);
+        free(v[i]);
+    }
+    free(v);
+    return 0;
+}
+
 static int load_passes(struct ld *l, json_t *a)
 {
     struct arch_profile *ap = l->ap;
+    if (!a && l->lenient)
+        return 0;
     if (!json_is_array(a) || json_array_size(a) == 0)
         return lerr(l, "passes", "expected a non-empty array of {\"name\", \"counters\"}");
+    if (json_array_size(a) > ARCH_MAX_PASSES)
+        return lerr(l, "passes", "%zu passes; at most %d (each pass is a full run of the app)",
+                    json_array_size(a), ARCH_MAX_PASSES);
     ap->passes = xcalloc(json_array_size(a), sizeof(*ap->passes));
     size_t i;
     json_t *p;
     json_array_foreach(a, i, p) {
         char path[64];
-        snprintf(path, sizeof(path), "passes[%zu]", i);
-        const char *name = str_at(p, "name");
-        if (!name || !*name)
-            return lerr(l, path, "expected \"name\": a non-empty string");
+        snprintf(path, sizeof(path), "passes[%zu].name", i);
+        const char *name = str_at(p, "name"), *why = arch_pass_name_problem(name);
+        if (why)
+            return lerr(l, path, "pass name '%s' %s", name ? name : "", why);
+        if (arch_pass_find(ap, name))
+            return lerr(l, path, "pass '%s' is listed twice", name);
         snprintf(path, sizeof(path), "passes[%zu].counters", i);
         struct arch_pass *ps = &ap->passes[ap->npasses++];
         ps->name = xstrdup(name);
-        if (!(ps->counters = str_list(l, json_object_get(p, "counters"), path, &ps->ncounters)))
+        if (str_vec(l, json_object_get(p, "counters"), path, &ps->counters) < 0)
             return -1;
     }
     return 0;
@@ -299,28 +330,23 @@ bool arch_counter_instrumented(const struct arch_profile *ap, const char *counte
 static int load_sets(struct ld *l, json_t *o)
 {
     struct arch_profile *ap = l->ap;
+    if (!o)
+        return 0;           /* no sets: "default" is every pass (arch/passes.h) */
     if (!json_is_object(o))
         return lerr(l, "counter_sets", "expected an object of SET: [pass names]");
+    ap->sets = xcalloc(json_object_size(o) + 1, sizeof(*ap->sets));
     const char *k;
     json_t *v;
     json_object_foreach(o, k, v) {
         char path[128];
         snprintf(path, sizeof(path), "counter_sets.%s", k);
-        int n = ap->nsets++;
-        ap->set_names = xrealloc(ap->set_names, (size_t)ap->nsets * sizeof(char *));
-        ap->set_len = xrealloc(ap->set_len, (size_t)ap->nsets * sizeof(int));
-        ap->set_passes = xrealloc(ap->set_passes, (size_t)ap->nsets * sizeof(char **));
-        ap->set_names[n] = xstrdup(k);
-        ap->set_len[n] = 0;
-        if (!(ap->set_passes[n] = str_list(l, v, path, &ap->set_len[n])))
+        struct arch_set *set = &ap->sets[ap->nsets++];
+        set->name = xstrdup(k);
+        if (str_vec(l, v, path, &set->passes) < 0)
             return -1;
-        for (int i = 0; i < ap->set_len[n]; i++) {
-            int p = 0;
-            while (p < ap->npasses && strcmp(ap->passes[p].name, ap->set_passes[n][i]))
-                p++;
-            if (p == ap->npasses)
-                return lerr(l, path, "unknown pass '%s'", ap->set_passes[n][i]);
-        }
+        for (size_t i = 0; i < set->passes.n; i++)
+            if (!arch_pass_find(ap, set->passes.v[i]))
+                return lerr(l, path, "unknown pass '%s'", set->passes.v[i]);
     }
     return 0;
 }
@@ -586,39 +612,81 @@ static int load_report(struct ld *l, json_t *a)
     return 0;
 }
 
-static int load_top(struct ld *l, json_t *root, const char *const *pn, int np)
+static int load_vendor(struct ld *l, json_t *root)
+{
+    json_t *v = json_object_get(root, "vendor");
+    struct arch_profile *ap = l->ap;
+    if (v && !json_is_string(v))
+        return lerr(l, "vendor", "expected a string (\"amd\", \"nvidia\")");
+    ap->vendor_name = xstrdup(v ? json_string_value(v) : "");
+    if (gpu_vendor_parse(ap->vendor_name, &ap->vendor) != 0 || ap->vendor == GPU_VENDOR_NONE)
+        ap->vendor = GPU_VENDOR_UNKNOWN;
+    return 0;
+}
+
+/* What arch_open gives: everything but the expressions of metrics, checks
+ * and report rows. */
+/* A section; for arch_open a missing one is empty (NULL: skip it). */
+static json_t *section(struct ld *l, json_t *root, const char *key, json_t *empty)
+{
+    json_t *v = json_object_get(root, key);
+    return v || !l->lenient ? v : empty;
+}
+
+static int load_tdp(struct ld *l, json_t *root)
+{
+    json_t *t = json_object_get(root, "tdp_W");
+    if (t && !json_is_number(t))
+        return lerr(l, "tdp_W", "expected a number (W)");
+    l->ap->tdp_W = t ? json_number_value(t) : NAN;
+    return 0;
+}
+
+static int load_head(struct ld *l, json_t *root)
 {
     struct arch_profile *ap = l->ap;
-    const char *arch = str_at(root, "arch");
     if (!json_is_object(root))
         return lerr(l, "(top)", "expected a JSON object");
-    if (!arch)
+    const char *arch = str_at(root, "arch");
+    if (!arch && !l->lenient)
         return lerr(l, "arch", "expected a string (e.g. \"gfx942\")");
-    ap->arch = xstrdup(arch);
-    ap->vendor = xstrdup(str_at(root, "vendor") ? str_at(root, "vendor") : "");
-    ap->product = xstrdup(str_at(root, "product") ? str_at(root, "product") : arch);
-    if (load_consts(l, json_object_get(root, "constants"), "constants") < 0 ||
-        load_consts(l, json_object_get(root, "peaks"), "peaks") < 0 ||
+    /* arch_open: a profile without "arch" is named after its file */
+    ap->arch = arch ? xstrdup(arch) : xstrndup(l->file, strcspn(l->file, "."));
+    ap->product = xstrdup(str_at(root, "product") ? str_at(root, "product") : ap->arch);
+    json_t *none = json_object();
+    int rc = load_vendor(l, root) < 0 || load_tdp(l, root) < 0 ||
+        load_consts(l, section(l, root, "constants", none), "constants") < 0 ||
+        load_consts(l, section(l, root, "peaks", none), "peaks") < 0 ||
         load_cited(l, json_object_get(root, "constant_sources")) < 0 ||
         load_agent(l, json_object_get(root, "agent_info")) < 0 ||
-        load_ints(l, json_object_get(root, "block_limits")) < 0 ||
-        load_passes(l, json_object_get(root, "passes")) < 0 ||
+        load_ints(l, section(l, root, "block_limits", none)) < 0 ||
+        load_passes(l, section(l, root, "passes", NULL)) < 0 ||
         load_instrumented(l, json_object_get(root, "instrumented_counters")) < 0 ||
-        load_sets(l, json_object_get(root, "counter_sets")) < 0)
+        load_sets(l, json_object_get(root, "counter_sets")) < 0 ? -1 : 0;
+    json_decref(none);
+    if (rc < 0)
         return -1;
-    if (!pn)
-        np = ap->npasses;
-    l->first_pass = np > 0 ? (pn ? pn[0] : ap->passes[0].name) : "";
     json_t *lc = json_object_get(root, "launch_counter");
     if (lc && !json_is_string(lc))
         return lerr(l, "launch_counter", "expected a counter name");
     ap->launch_counter = lc ? xstrdup(json_string_value(lc)) : NULL;
+    return 0;
+}
+
+static int load_body(struct ld *l, json_t *root, const char *const *pn, int np)
+{
+    struct arch_profile *ap = l->ap;
+    if (!pn)
+        np = ap->npasses;
+    l->first_pass = np > 0 ? (pn ? pn[0] : ap->passes[0].name) : "";
     return load_metrics(l, json_object_get(root, "metrics"), pn, np) < 0 ||
            load_checks(l, json_object_get(root, "checks")) < 0 ||
            load_report(l, json_object_get(root, "report_whole_run")) < 0 ? -1 : 0;
 }
 
-struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses)
+/* Reads path; with body, metrics, checks and report rows too. */
+static struct arch_profile *read_profile(const char *path, bool body, const char *const *pn,
+                                         int np)
 {
     json_error_t je;
     json_t *root = fs_read_json(path, 0, &je);
@@ -629,14 +697,29 @@ struct arch_profile *arch_load(const char *path, const char *const *pass_names, 
     struct arch_profile *ap = xcalloc(1, sizeof(*ap));
     ap->path = xstrdup(path);
     const char *slash = strrchr(path, '/');
-    struct ld l = { .ap = ap, .file = slash ? slash + 1 : path };
-    int rc = load_top(&l, root, pass_names, npasses);
+    struct ld l = { .ap = ap, .file = slash ? slash + 1 : path, .lenient = !body };
+    int rc = load_head(&l, root);
+    if (rc == 0 && body)
+        rc = load_body(&l, root, pn, np);
     json_decref(root);
     if (rc < 0) {
         arch_free(ap);
         return NULL;
     }
     return ap;
+}
+
+struct arch_profile *arch_open(const char *arch, const char *source)
+{
+    char *path = arch_profile_path(arch, source);
+    struct arch_profile *ap = path ? read_profile(path, false, NULL, 0) : NULL;
+    free(path);
+    return ap;
+}
+
+struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses)
+{
+    return read_profile(path, true, pass_names, npasses);
 }
 
 const char *arch_profile_name(const char *arch)
@@ -653,7 +736,7 @@ const char *arch_default(enum gpu_vendor vendor)
 
 bool arch_is_nvidia(const struct arch_profile *ap)
 {
-    return ap && ap->vendor && strcmp(ap->vendor, "nvidia") == 0;
+    return ap && ap->vendor == GPU_VENDOR_NVIDIA;
 }
 
 const char *arch_cycle_counter(const struct arch_profile *ap)
@@ -661,9 +744,15 @@ const char *arch_cycle_counter(const struct arch_profile *ap)
     return arch_is_nvidia(ap) ? "sm__cycles_elapsed / N_SM" : "GRBM_GUI_ACTIVE / N_XCC";
 }
 
+bool arch_names_file(const char *arch)
+{
+    size_t n = strlen(arch);
+    return strchr(arch, '/') || (n > 5 && strcmp(arch + n - 5, ".json") == 0);
+}
+
 char *arch_path_for(const char *arch)
 {
-    if (strchr(arch, '/') || strstr(arch, ".json"))
+    if (arch_names_file(arch))
         return xstrdup(arch);
     arch = arch_profile_name(arch);
     char *rel = xasprintf("arch/%s.json", arch);
@@ -672,23 +761,34 @@ char *arch_path_for(const char *arch)
     return p;
 }
 
-char *arch_profile_names(void)
+int arch_profile_files(struct strv *out)
 {
     char *dir = fs_share_path("arch");
     char *pat = dir ? fs_path_join(dir, "*.json") : NULL;
     glob_t g;
-    struct strbuf sb;
-    sb_init(&sb);
-    if (pat && glob(pat, 0, NULL, &g) == 0) {
-        for (size_t i = 0; i < g.gl_pathc; i++) {
-            const char *base = strrchr(g.gl_pathv[i], '/');
-            base = base ? base + 1 : g.gl_pathv[i];
-            sb_addf(&sb, "%s%.*s", i ? ", " : "", (int)(strlen(base) - 5), base);
-        }
+    int rc = pat ? glob(pat, 0, NULL, &g) : GLOB_NOMATCH;
+    for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++)
+        strv_push(out, g.gl_pathv[i]);
+    if (pat && (rc == 0 || rc == GLOB_NOMATCH))
         globfree(&g);
-    }
     free(pat);
     free(dir);
+    return rc == 0 ? 0 : -1;
+}
+
+char *arch_profile_names(void)
+{
+    struct strv files;
+    strv_init(&files);
+    arch_profile_files(&files);
+    struct strbuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < files.n; i++) {
+        const char *base = strrchr(files.v[i], '/');
+        base = base ? base + 1 : files.v[i];
+        sb_addf(&sb, "%s%.*s", i ? ", " : "", (int)(strlen(base) - 5), base);
+    }
+    strv_free(&files);
     if (!sb.len)
         sb_adds(&sb, "none");
     return sb_detach(&sb);
@@ -699,7 +799,7 @@ char *arch_profile_path(const char *arch, const char *source)
     char *path = arch_path_for(arch);
     if (!path || fs_exists(path))
         return path;
-    if (strchr(arch, '/') || strstr(arch, ".json")) {
+    if (arch_names_file(arch)) {
         br_error("arch profile '%s' not found", arch);
     } else {
         char *names = arch_profile_names(), *dir = fs_share_path("arch");
@@ -712,6 +812,64 @@ char *arch_profile_path(const char *arch, const char *source)
     }
     free(path);
     return NULL;
+}
+
+double arch_tdp_w(const struct arch_profile *ap)
+{
+    return !isnan(ap->tdp_W) ? ap->tdp_W : arch_const(ap, "TDP_W");
+}
+
+const struct arch_pass *arch_pass_find(const struct arch_profile *ap, const char *name)
+{
+    for (int i = 0; name && i < ap->npasses; i++)
+        if (!strcmp(ap->passes[i].name, name))
+            return &ap->passes[i];
+    return NULL;
+}
+
+const struct arch_set *arch_set_find(const struct arch_profile *ap, const char *name)
+{
+    for (int i = 0; name && i < ap->nsets; i++)
+        if (!strcmp(ap->sets[i].name, name))
+            return &ap->sets[i];
+    return NULL;
+}
+
+char *arch_set_names(const struct arch_profile *ap)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < ap->nsets; i++)
+        sb_addf(&sb, "%s%s", i ? ", " : "", ap->sets[i].name);
+    if (!sb.len)
+        sb_adds(&sb, "none");
+    return sb_detach(&sb);
+}
+
+struct counter_visit {
+    const struct arch_profile *ap;
+    void (*fn)(void *ctx, const char *counter);
+    void *ctx;
+};
+
+static void visit_slot(void *ctx, int slot)
+{
+    struct counter_visit *v = ctx;
+    const struct arch_sym *s = &v->ap->syms[slot];
+    if (s->kind == AS_RATE || s->kind == AS_SUM || s->kind == AS_DUR)
+        v->fn(v->ctx, s->name);
+}
+
+void arch_metric_counters(const struct arch_profile *ap, int metric,
+                          void (*fn)(void *ctx, const char *counter), void *ctx)
+{
+    const struct arch_metric *m = &ap->metrics[metric];
+    struct counter_visit v = { ap, fn, ctx };
+    const struct ex_node *trees[] = { m->expr, m->compute_pct, m->mem_pct, m->flops };
+    for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++)
+        ex_slots(trees[i], visit_slot, &v);
+    for (int i = 0; i < m->nchoices; i++)
+        ex_slots(m->choices[i], visit_slot, &v);
 }
 
 int arch_set_const(struct arch_profile *ap, const char *name, double v, const char *source)
@@ -776,7 +934,8 @@ void arch_free(struct arch_profile *ap)
     free(ap->block_limit);
     for (int i = 0; i < ap->npasses; i++) {
         free(ap->passes[i].name);
-        strv_free_n(ap->passes[i].counters, ap->passes[i].ncounters);
+        free(ap->passes[i].label);
+        strv_free(&ap->passes[i].counters);
     }
     free(ap->passes);
     free(ap->launch_counter);
@@ -786,12 +945,12 @@ void arch_free(struct arch_profile *ap)
         free(ap->report[i].fmt);
     }
     free(ap->report);
-    for (int i = 0; i < ap->nsets; i++)
-        strv_free_n(ap->set_passes[i], ap->set_len[i]);
-    strv_free_n(ap->set_names, ap->nsets);
+    for (int i = 0; i < ap->nsets; i++) {
+        free(ap->sets[i].name);
+        strv_free(&ap->sets[i].passes);
+    }
+    free(ap->sets);
     strv_free_n(ap->instr_prefix, ap->ninstr);
-    free(ap->set_len);
-    free(ap->set_passes);
     for (int i = 0; i < ap->nmetrics; i++)
         metric_free(&ap->metrics[i]);
     free(ap->metrics);
@@ -808,7 +967,7 @@ void arch_free(struct arch_profile *ap)
     free(ap->syms);
     free(ap->path);
     free(ap->arch);
-    free(ap->vendor);
+    free(ap->vendor_name);
     free(ap->product);
     free(ap);
 }

@@ -17,6 +17,7 @@
 
 #include "arch/expr.h"
 #include "gpu/gpu.h"
+#include "util/strv.h"
 
 /* What a slot holds for a row. */
 enum arch_sym_kind {
@@ -80,10 +81,18 @@ struct arch_metric {
     int nchoices; char **choice_names; struct ex_node **choices;  /* AL_ARGMAX */
 };
 
+/* One counter pass: the counters one run of the app collects. The one pass
+ * type: a profile's "passes" entry, a counters file's, a pmc run's. */
 struct arch_pass {
+    char *name;                 /* folder and file stem: arch_pass_name_problem() is NULL */
+    char *label;                /* what it measures (a counters file's "label"), or NULL */
+    struct strv counters;
+};
+
+/* A profile's named list of passes ("counter_sets"). */
+struct arch_set {
     char *name;
-    int ncounters;
-    char **counters;
+    struct strv passes;         /* names of entries of arch_profile.passes */
 };
 
 struct arch_check {
@@ -101,7 +110,9 @@ struct arch_report_row {
 };
 
 struct arch_profile {
-    char *path, *arch, *vendor, *product;
+    char *path, *arch, *product;
+    char *vendor_name;          /* "vendor" as written ("" when absent), for the docs */
+    enum gpu_vendor vendor;     /* the same; UNKNOWN unless "amd" or "nvidia" */
     int nconsts; struct arch_const *consts;
     int nagent; char **agent_cols, **agent_consts;   /* agent_info column -> constant */
     int nblocks; char **blocks; int *block_limit;
@@ -110,7 +121,7 @@ struct arch_profile {
      * SASS metrics): a pass with one runs its kernels slower, so the engine
      * times its launches from the other passes (docs/arch-profile.md). */
     int ninstr; char **instr_prefix;
-    int nsets; char **set_names; int *set_len; char ***set_passes;
+    int nsets; struct arch_set *sets;
     int nmetrics; struct arch_metric *metrics;
     int nchecks; struct arch_check *checks;
     int nsyms; struct arch_sym *syms;
@@ -120,6 +131,7 @@ struct arch_profile {
     char *launch_counter;
     /* report_whole_run: report.md's whole-run rows; 0 = every visible metric */
     int nreport; struct arch_report_row *report;
+    double tdp_W;               /* top-level "tdp_W"; NaN when absent (see arch_tdp_w) */
 };
 
 /* Pass names name folders (<pmc run>/<pass>/) and files (<pass>_<pid>_...):
@@ -133,11 +145,22 @@ const char *arch_pass_name_problem(const char *name);
 /* True when counter is collected by code patching (instrumented_counters). */
 bool arch_counter_instrumented(const struct arch_profile *ap, const char *counter);
 
-/* Loads and validates a profile. pass_names (NULL: the profile's passes)
- * are the passes per-pass metrics ("per_pass": true) are expanded over.
- * Returns NULL after printing the error. */
+/* Opens a profile for callers that need its data but no expressions: the
+ * constants and peaks, block limits, passes and counter sets, vendor and
+ * product (not metrics, checks or report rows). Every section is optional
+ * here (a missing one is empty; "arch" defaults to the file name); what is
+ * there is validated as arch_load does. arch: a profile name
+ * ("gfx942"; a detected GPU name such as "sm_90" maps to its profile, see
+ * arch_profile_name), or a file (it has a '/' or ends in .json); source says
+ * where the name came from (for the message when there is no such profile;
+ * may be NULL). NULL after printing the error. Free with arch_free. */
+struct arch_profile *arch_open(const char *arch, const char *source);
+/* Loads and validates the whole profile at path, metrics included.
+ * pass_names (NULL: the profile's passes) are the passes per-pass metrics
+ * ("per_pass": true) are expanded over. NULL after printing the error. */
 struct arch_profile *arch_load(const char *path, const char *const *pass_names, int npasses);
-/* share/benchrun/arch/<arch>.json, or arch itself when it names a file. */
+/* share/benchrun/arch/<arch>.json, or arch itself when it names a file:
+ * the one place a profile's file name is made. NULL without a share folder. */
 char *arch_path_for(const char *arch);
 /* The same, checked: NULL after printing, when arch names no file and the
  * share folder has no profile for it, "no arch profile for 'gfx1100' (from
@@ -145,6 +168,12 @@ char *arch_path_for(const char *arch);
  * <dir>/gfx1100.json (docs/arch-profile.md) or pass --arch FILE". source
  * (where the name came from, e.g. "agent_info Name (file)") may be NULL. */
 char *arch_profile_path(const char *arch, const char *source);
+/* True when arch names a file rather than a profile: it has a '/' or ends
+ * in ".json". */
+bool arch_names_file(const char *arch);
+/* The profile files of the share folder (share/benchrun/arch/<arch>.json),
+ * sorted, appended to out. 0, or -1 when there are none (no message). */
+int arch_profile_files(struct strv *out);
 /* Profile names in the share folder (file names without .json), sorted,
  * joined with ", "; "none" when there are none. Caller frees. */
 char *arch_profile_names(void);
@@ -161,6 +190,19 @@ const char *arch_default(enum gpu_vendor vendor);
  * "GRBM_GUI_ACTIVE / N_XCC" otherwise. */
 const char *arch_cycle_counter(const struct arch_profile *ap);
 bool arch_is_nvidia(const struct arch_profile *ap);
+
+/* The power reference of the profile in W: top-level "tdp_W", else the
+ * constant TDP_W; NaN when neither is there. */
+double arch_tdp_w(const struct arch_profile *ap);
+/* The pass or counter set of that name, or NULL. */
+const struct arch_pass *arch_pass_find(const struct arch_profile *ap, const char *name);
+const struct arch_set *arch_set_find(const struct arch_profile *ap, const char *name);
+/* The set names, joined with ", " ("none" without sets). Caller frees. */
+char *arch_set_names(const struct arch_profile *ap);
+/* Calls fn once per counter a metric reads directly (COUNTER, sum(),
+ * dur(), in any pass), in slot order (arch_load profiles only). */
+void arch_metric_counters(const struct arch_profile *ap, int metric,
+                          void (*fn)(void *ctx, const char *counter), void *ctx);
 
 /* A copy of s with every "{pass}" replaced by pass (per-pass metric
  * templates, e.g. clock_MHz_{pass}). */

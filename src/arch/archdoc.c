@@ -138,8 +138,8 @@ static void counter_passes(const struct arch_profile *ap, const char *name, stru
     int n = 0;
     for (int p = 0; p < ap->npasses; p++) {
         bool has = false;
-        for (int c = 0; c < ap->passes[p].ncounters && !has; c++)
-            has = !strcmp(ap->passes[p].counters[c], name);
+        for (size_t c = 0; c < ap->passes[p].counters.n && !has; c++)
+            has = !strcmp(ap->passes[p].counters.v[c], name);
         struct strbuf *sb = has ? &in : &notin;
         sb_addf(sb, "%s%s", sb->len ? (has ? " or " : ", ") : "", ap->passes[p].name);
         n += has;
@@ -361,14 +361,14 @@ static void passes_section(const struct arch_profile *ap, struct strbuf *out)
     sb_adds(out, "\n\n| pass | counters | in sets |\n|---|---|---|\n");
     for (int p = 0; p < ap->npasses; p++) {
         sb_addf(out, "| `%s` | ", ap->passes[p].name);
-        for (int c = 0; c < ap->passes[p].ncounters; c++)
-            sb_addf(out, "%s`%s`", c ? ", " : "", ap->passes[p].counters[c]);
+        for (size_t c = 0; c < ap->passes[p].counters.n; c++)
+            sb_addf(out, "%s`%s`", c ? ", " : "", ap->passes[p].counters.v[c]);
         sb_adds(out, " | ");
         int n = 0;
         for (int s = 0; s < ap->nsets; s++)
-            for (int k = 0; k < ap->set_len[s]; k++)
-                if (!strcmp(ap->set_passes[s][k], ap->passes[p].name))
-                    sb_addf(out, "%s`%s`", n++ ? ", " : "", ap->set_names[s]);
+            for (size_t k = 0; k < ap->sets[s].passes.n; k++)
+                if (!strcmp(ap->sets[s].passes.v[k], ap->passes[p].name))
+                    sb_addf(out, "%s`%s`", n++ ? ", " : "", ap->sets[s].name);
         sb_adds(out, n ? " |\n" : "– |\n");
     }
     sb_adds(out, "\n");
@@ -417,7 +417,7 @@ static void title_section(const struct arch_profile *ap, json_t *root, const cha
                           struct strbuf *out)
 {
     sb_addf(out, "## %s: %s (%s)\n\nProfile: `%s`.", ap->arch, ap->product ? ap->product : "",
-            ap->vendor ? ap->vendor : "", shown);
+            ap->vendor_name, shown);
     json_t *src = json_object_get(root, "sources");
     if (json_array_size(src)) {
         sb_adds(out, " Sources:\n\n");

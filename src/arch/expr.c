@@ -64,6 +64,16 @@ void ex_free(struct ex_node *e)
     free(e);
 }
 
+void ex_slots(const struct ex_node *e, void (*fn)(void *ctx, int slot), void *ctx)
+{
+    if (!e)
+        return;
+    if (e->op == OP_SLOT)
+        fn(ctx, e->slot);
+    for (int i = 0; i < e->nargs; i++)
+        ex_slots(e->args[i], fn, ctx);
+}
+
 static void *perr(struct parser *ps, const char *at, char *msg)
 {
     if (!ps->err) {

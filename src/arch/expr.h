@@ -39,5 +39,7 @@ struct ex_node;
 struct ex_node *ex_parse(const char *src, ex_bind_fn bind, void *ctx, char **err, long *col);
 double ex_eval(const struct ex_node *e, const double *slots);
 void ex_free(struct ex_node *e);
+/* Calls fn for every slot e reads (a slot read twice, twice); e may be NULL. */
+void ex_slots(const struct ex_node *e, void (*fn)(void *ctx, int slot), void *ctx);
 
 #endif

@@ -6,6 +6,7 @@
  * (src/arch), the power run and the sampled clock, the engine (src/metrics)
  * and the writers (src/write). */
 #include "cli/cli.h"
+#include "arch/passes.h"
 
 #include "energy/energy.h"
 #include "metrics/metrics.h"
@@ -208,26 +209,15 @@ static int parse_args(int argc, char **argv, struct an_opts *o)
 /* ---- passes: counters.json, else the pass folders ---- */
 
 struct an_passes {
-    int n;
-    struct mx_passdef *d;
-    char **names;            /* NULL-terminated, the pass names */
-    char **labels;           /* [n] counters.json "label", else the pass's LABEL file */
-    char *file;              /* counters file read, or NULL */
+    struct arch_passes set;
+    const char **names;      /* NULL-terminated view of the pass names */
+    const char *file;        /* counters file read, or NULL */
 };
 
 static void passes_free(struct an_passes *p)
 {
-    for (int i = 0; i < p->n; i++) {
-        free(p->names[i]);
-        free(p->labels[i]);
-        for (int c = 0; c < p->d[i].ncounters; c++)
-            free(p->d[i].counters[c]);
-        free((void *)p->d[i].counters);
-    }
+    arch_passes_release(&p->set);
     free(p->names);
-    free(p->labels);
-    free(p->d);
-    free(p->file);
 }
 
 /* The pass's LABEL file (written by the pmc stage, as the seed's), first line. */
@@ -242,66 +232,25 @@ static char *label_file(const char *pmc_dir, const char *pass)
     return text;
 }
 
-static void passes_add(struct an_passes *p, const char *pmc_dir, const char *name, json_t *ctrs,
-                       const char *label)
+/* The pass folders of the run, when it has no counters file. */
+static int passes_from_folders(struct arch_passes *set, const char *pmc_dir)
 {
-    p->d = xrealloc(p->d, (size_t)(p->n + 1) * sizeof(*p->d));
-    p->names = xrealloc(p->names, (size_t)(p->n + 2) * sizeof(char *));
-    p->labels = xrealloc(p->labels, (size_t)(p->n + 1) * sizeof(char *));
-    p->names[p->n] = xstrdup(name);
-    p->names[p->n + 1] = NULL;
-    p->labels[p->n] = label ? xstrdup(label) : label_file(pmc_dir, name);
-    size_t nc = json_array_size(ctrs);
-    char **cv = xcalloc(nc + 1, sizeof(char *));
-    int k = 0;
-    for (size_t i = 0; i < nc; i++)
-        if (json_is_string(json_array_get(ctrs, i)))
-            cv[k++] = xstrdup(json_string_value(json_array_get(ctrs, i)));
-    p->d[p->n] = (struct mx_passdef){ p->names[p->n], k, cv, p->labels[p->n] };
-    p->n++;
-}
-
-/* Pass i of a counters file: a safe name, not listed before. */
-static int check_pass_name(const struct an_passes *p, const char *path, size_t i, const char *name)
-{
-    const char *why = arch_pass_name_problem(name);
-    if (why)
-        return br_error("%s: passes[%zu].name: pass name '%s' %s", path, i, name ? name : "", why);
-    for (int j = 0; j < p->n; j++)
-        if (!strcmp(p->names[j], name))
-            return br_error("%s: passes[%zu].name: pass '%s' is listed twice (passes[%d] too)",
-                            path, i, name, j);
-    return 0;
-}
-
-static int passes_from_json(struct an_passes *p, const char *pmc_dir, const char *path)
-{
-    size_t len;
-    char *text = fs_read_file(path, &len);
-    if (!text)
-        return -1;
-    json_error_t je;
-    json_t *root = json_loadb(text, len, 0, &je);
-    free(text);
-    if (!root)
-        return br_error_at(path, je.line, je.column, "invalid JSON: %s", je.text);
-    json_t *a = json_object_get(root, "passes"), *it;
-    size_t i;
-    int rc = json_is_array(a) && json_array_size(a) ? 0
-           : br_error("%s: expected \"passes\": a non-empty array of {\"name\", \"counters\"}", path);
-    if (rc == 0 && json_array_size(a) > ARCH_MAX_PASSES)
-        rc = br_error("%s: %zu passes; at most %d (each pass is a full run of the app)", path,
-                      json_array_size(a), ARCH_MAX_PASSES);
-    json_array_foreach(a, i, it) {
-        const char *name = json_string_value(json_object_get(it, "name"));
-        if (rc == 0)
-            rc = check_pass_name(p, path, i, name);
-        if (rc == 0)
-            passes_add(p, pmc_dir, name, json_object_get(it, "counters"),
-                       json_string_value(json_object_get(it, "label")));
+    arch_passes_init(set);
+    char **found = rp_find_passes(pmc_dir);
+    int rc = found ? 0 : -1;
+    for (char **f = found; found && *f && rc == 0; f++) {
+        const char *why = arch_pass_name_problem(*f);
+        if (why)
+            rc = br_error("%s/%s: pass folder name %s", pmc_dir, *f, why);
+        else if (set->n >= ARCH_MAX_PASSES)
+            rc = br_error("%s: more than %d pass folders", pmc_dir, ARCH_MAX_PASSES);
+        else
+            arch_passes_add(set, *f);
     }
-    json_decref(root);
-    p->file = xstrdup(path);
+    rp_strv_free(found);
+    if (rc == 0 && set->n == 0)
+        rc = br_error("%s: no pass folder with a *_counter_collection.csv or *" RP_ROCPD_SUFFIX,
+                      pmc_dir);
     return rc;
 }
 
@@ -310,45 +259,28 @@ static int load_passes(struct an_passes *p, const struct an_opts *o)
     memset(p, 0, sizeof(*p));
     char *def = fs_path_join(o->pmc_dir, "counters.json");
     const char *path = o->counters ? o->counters : fs_exists(def) ? def : NULL;
-    int rc = 0;
-    if (path) {
-        rc = passes_from_json(p, o->pmc_dir, path);
-    } else {
-        char **found = rp_find_passes(o->pmc_dir);
-        for (char **f = found; found && *f && rc == 0; f++) {
-            const char *why = arch_pass_name_problem(*f);
-            if (why)
-                rc = br_error("%s/%s: pass folder name %s", o->pmc_dir, *f, why);
-            else if (p->n >= ARCH_MAX_PASSES)
-                rc = br_error("%s: more than %d pass folders", o->pmc_dir, ARCH_MAX_PASSES);
-            else
-                passes_add(p, o->pmc_dir, *f, NULL, NULL);
-        }
-        rc = found ? rc : -1;
-        rp_strv_free(found);
-        if (rc == 0 && p->n == 0)
-            rc = br_error("%s: no pass folder with a *_counter_collection.csv or *" RP_ROCPD_SUFFIX,
-                          o->pmc_dir);
-    }
+    int rc = path ? arch_passes_load_file(&p->set, path) : passes_from_folders(&p->set, o->pmc_dir);
     free(def);
-    return rc;
+    if (rc != 0)
+        return -1;
+    p->file = path ? p->set.source : NULL;
+    p->names = xcalloc(p->set.n + 1, sizeof(*p->names));
+    for (size_t i = 0; i < p->set.n; i++) {
+        p->names[i] = p->set.v[i].name;
+        if (!p->set.v[i].label)
+            p->set.v[i].label = label_file(o->pmc_dir, p->set.v[i].name);
+    }
+    return 0;
 }
 
-/* Passes without a counter list (no counters file): the profile's. */
+/* Passes without a counter list (no counters file, or none in it): the
+ * profile's. */
 static void passes_from_profile(struct an_passes *p, const struct arch_profile *ap)
 {
-    for (int i = 0; i < p->n; i++) {
-        if (p->d[i].ncounters)
-            continue;
-        for (int q = 0; q < ap->npasses; q++)
-            if (!strcmp(ap->passes[q].name, p->names[i])) {
-                char **cv = xcalloc((size_t)ap->passes[q].ncounters + 1, sizeof(char *));
-                for (int c = 0; c < ap->passes[q].ncounters; c++)
-                    cv[c] = xstrdup(ap->passes[q].counters[c]);
-                free((void *)p->d[i].counters);
-                p->d[i].counters = cv;
-                p->d[i].ncounters = ap->passes[q].ncounters;
-            }
+    for (size_t i = 0; i < p->set.n; i++) {
+        const struct arch_pass *def = arch_pass_find(ap, p->set.v[i].name);
+        if (!p->set.v[i].counters.n && def)
+            strv_copy(&p->set.v[i].counters, &def->counters);
     }
 }
 
@@ -396,12 +328,12 @@ static struct arch_profile *load_arch(const struct an_opts *o, const struct rp_r
     } else if ((name = arch_from_run_json(o->pmc_dir))) {
         *source = xstrdup("run.json gpu_arch");
     } else {
-        name = xstrdup("gfx942");
+        name = xstrdup(arch_default(GPU_VENDOR_UNKNOWN));
         *source = xstrdup("default (no agent_info Name, no run.json gpu_arch)");
     }
     char *path = arch_profile_path(name, *source);
     free(name);
-    struct arch_profile *ap = path ? arch_load(path, (const char *const *)p->names, p->n) : NULL;
+    struct arch_profile *ap = path ? arch_load(path, p->names, (int)p->set.n) : NULL;
     free(path);
     if (ap && o->arch)
         warn_arch_mismatch(ap, &run->agent);
@@ -650,8 +582,7 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
 {
     progress(o, "reading the counter passes");
     if (load_passes(&s->passes, o) < 0 ||
-        rp_run_load(&s->run, o->pmc_dir, (const char *const *)s->passes.names,
-                    (size_t)s->passes.n, 0) < 0)
+        rp_run_load(&s->run, o->pmc_dir, s->passes.names, s->passes.set.n, 0) < 0)
         return -1;
     if (load_pass_copies(s) < 0 || !(s->ap = load_arch(o, &s->run, &s->passes, &s->arch_source)))
         return -1;
@@ -743,7 +674,8 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
     mo.input_warn = s->input_warn.v;
     mo.ninput_warn = s->input_warn.n;
     progress(o, "metrics");
-    if (mx_compute(&s->res, s->ap, &s->run, wi.power, s->passes.d, s->passes.n, &mo) < 0 ||
+    if (mx_compute(&s->res, s->ap, &s->run, wi.power, s->passes.set.v, (int)s->passes.set.n,
+                   &mo) < 0 ||
         perf_lines(o, &s->res) < 0 || energy(o, s, &wi) < 0)
         return -1;
     collector_notes(s);

@@ -13,8 +13,8 @@
  */
 #include "cli/cli.h"
 
-#include "read/counterlist.h"
-#include "read/counterset.h"
+#include "counters/counterlist.h"
+#include "counters/counterset.h"
 #include "trace/cupti_list.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
@@ -77,7 +77,7 @@ static const struct lister listers[] = {
 static void summarize(FILE *fp, const struct counterlist *cl)
 {
     size_t n, counters = 0;
-    const char **archs = cl_archs(cl, &n);
+    const char **archs = counterlist_archs(cl, &n);
     for (size_t i = 0; i < cl->nentries; i++)
         counters += !cl->entries[i].constant;
     fprintf(fp, "layout %s, %zu GPU(s), architecture(s):", cl->layout, cl->ngpus);
@@ -93,10 +93,10 @@ static int save_list(const char *out, const struct lister *l, const struct strbu
     if (fs_write_atomic(out, text->buf, text->len) != 0)
         return BR_EXIT_FAIL;
     printf("%s: %s output saved\n", out, l->name);
-    if (cl_parse(&cl, out, text->buf, text->len) != 0)
+    if (counterlist_parse(&cl, out, text->buf, text->len) != 0)
         return BR_EXIT_FAIL;
     summarize(stdout, &cl);
-    cl_release(&cl);
+    counterlist_release(&cl);
     return BR_EXIT_OK;
 }
 
@@ -148,21 +148,21 @@ static int run_check(const char *set, const char *list, const char *arch)
 {
     struct counterset cs;
     struct counterlist cl;
-    if (cs_load(&cs, set, arch) != 0)
+    if (counterset_load(&cs, set, arch) != 0)
         return BR_EXIT_FAIL;
-    if (cl_load(&cl, list) != 0) {
-        cs_release(&cs);
+    if (counterlist_load(&cl, list) != 0) {
+        counterset_release(&cs);
         return BR_EXIT_FAIL;
     }
     struct strbuf problems, notes;
     sb_init(&problems);
     sb_init(&notes);
-    int bad = cs_check(&cs, &cl, &problems, &notes);
+    int bad = counterset_check(&cs, &cl, &problems, &notes);
     size_t nctr = 0;
-    for (size_t p = 0; p < cs.npasses; p++)
-        nctr += cs.passes[p].n;
-    printf("set: %s for %s, %zu passes, %zu counters (%s)\n", cs.name, cs.arch, cs.npasses, nctr,
-           cs.source);
+    for (size_t p = 0; p < cs.passes.n; p++)
+        nctr += cs.passes.v[p].counters.n;
+    printf("set: %s for %s, %zu passes, %zu counters (%s)\n", cs.name, cs.arch, cs.passes.n,
+           nctr, cs.source);
     printf("list: %s: ", list);
     summarize(stdout, &cl);
     print_lines("note: ", &notes);
@@ -170,8 +170,8 @@ static int run_check(const char *set, const char *list, const char *arch)
     printf(bad ? "%d problem(s)\n" : "OK\n", bad);
     sb_release(&problems);
     sb_release(&notes);
-    cl_release(&cl);
-    cs_release(&cs);
+    counterlist_release(&cl);
+    counterset_release(&cs);
     return bad ? BR_EXIT_FAIL : BR_EXIT_OK;
 }
 

@@ -14,7 +14,6 @@
 #include "write/wr_energy.h"
 
 #include <getopt.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,22 +36,12 @@ static const char usage[] =
 /* Every profile of the share folder, sorted by file name. */
 static int share_profiles(struct strv *paths)
 {
+    if (arch_profile_files(paths) == 0)
+        return 0;
     char *dir = fs_share_path("arch");
-    if (!dir)
-        return -1;
-    char *pat = fs_path_join(dir, "*.json");
-    glob_t g;
-    int rc = glob(pat, 0, NULL, &g);
-    if (rc == 0)
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            strv_push(paths, g.gl_pathv[i]);
-    else
-        br_error("%s: no arch profile found", dir);
-    if (rc != GLOB_NOSPACE && rc != GLOB_ABORTED)
-        globfree(&g);
-    free(pat);
+    br_error("%s: no arch profile found", dir ? dir : "share/benchrun/arch");
     free(dir);
-    return rc == 0 ? 0 : -1;
+    return -1;
 }
 
 /* The path shown in the page: share profiles by their place in the source

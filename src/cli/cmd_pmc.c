@@ -17,6 +17,7 @@
  */
 #include "cli/cli.h"
 #include "arch/arch.h"
+#include "arch/passes.h"
 #include "collect/collect.h"
 #include "read/sampfile.h"
 #include "stage/runinfo.h"
@@ -103,7 +104,7 @@ static int parse(int argc, char **argv, struct pmc_opts *o)
 struct pmc_run {
     struct stage st;
     const struct br_collector_ops *col;
-    struct br_passes passes;
+    struct arch_passes passes;
     char *tool_version;
     const char *format, *format_why;   /* collector output: "csv" or "rocpd", and why */
     bool sampled;               /* launch sampling (plan), else every launch */
@@ -147,7 +148,7 @@ static const struct br_collector_ops *pick_collector(const struct stage *st, con
     return c;
 }
 
-static void pass_req(const struct pmc_run *r, const struct br_pass *p, const char *dir,
+static void pass_req(const struct pmc_run *r, const struct arch_pass *p, const char *dir,
                      struct br_collect_req *req)
 {
     memset(req, 0, sizeof(*req));
@@ -162,7 +163,7 @@ static void pass_req(const struct pmc_run *r, const struct br_pass *p, const cha
     req->dry_run = r->st.dry_run;
 }
 
-static json_t *pass_record(const struct br_pass *p, const struct stage_exec_result *x, int nfiles)
+static json_t *pass_record(const struct arch_pass *p, const struct stage_exec_result *x, int nfiles)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", esc_json_string(p->name));
@@ -174,7 +175,7 @@ static json_t *pass_record(const struct br_pass *p, const struct stage_exec_resu
 }
 
 /* Runs the app once under the collector for pass p (real run). */
-static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct strv *app,
+static void run_pass(struct pmc_run *r, const struct arch_pass *p, const struct strv *app,
                      const struct br_collect_req *req)
 {
     char *log = xasprintf("%s/rocprof.%s.txt", req->dir, p->name);
@@ -204,7 +205,7 @@ static void run_pass(struct pmc_run *r, const struct br_pass *p, const struct st
 
 /* The pass folder with LABEL and launch_sampling.json (which launches the
  * counter rows are: the reader needs it to scale a sample up). */
-static int prepare_pass_dir(const struct pmc_run *r, const struct br_pass *p, const char *dir)
+static int prepare_pass_dir(const struct pmc_run *r, const struct arch_pass *p, const char *dir)
 {
     if (fs_mkdir_p(dir) != 0)
         return -1;
@@ -222,7 +223,7 @@ static int prepare_pass_dir(const struct pmc_run *r, const struct br_pass *p, co
     return rc;
 }
 
-static int do_pass(struct pmc_run *r, const struct br_pass *p)
+static int do_pass(struct pmc_run *r, const struct arch_pass *p)
 {
     char *dir = fs_path_join(r->st.rundir, p->name);
     struct br_collect_req req;
@@ -249,7 +250,7 @@ static int do_pass(struct pmc_run *r, const struct br_pass *p)
 
 static int write_counters_json(const struct pmc_run *r)
 {
-    json_t *o = br_passes_json(&r->passes);
+    json_t *o = arch_passes_json(&r->passes);
     char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     char *path = fs_path_join(r->st.rundir, "counters.json");
     char *text = xasprintf("%s\n", js);
@@ -263,7 +264,16 @@ static int write_counters_json(const struct pmc_run *r)
 
 static bool set_is_file(const char *set)
 {
-    return set && (strchr(set, '/') || strstr(set, ".json") || fs_exists(set));
+    return set && arch_set_is_file(set);
+}
+
+/* Each pass is a run of the app: one that collects nothing is a mistake. */
+static int check_counters(const struct arch_passes *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->v[i].counters.n == 0)
+            return br_error("%s: passes[%zu] ('%s'): no counters", p->source, i, p->v[i].name);
+    return 0;
 }
 
 /* The counter set: --counters, else COUNTERS of the conf, else the seed
@@ -326,10 +336,10 @@ static int setup(struct pmc_run *r, const struct pmc_opts *o)
         free(owned);
         return -1;
     }
-    int rc = br_passes_load(set, arch, &r->passes);
+    int rc = arch_passes_load(&r->passes, set, arch);
     free(arch);
     free(owned);
-    if (rc != 0)
+    if (rc != 0 || check_counters(&r->passes) != 0)
         return -1;
     r->format = "csv";
     r->format_why = "the collector writes CSV";
@@ -423,7 +433,7 @@ int cmd_pmc(int argc, char **argv)
     else if (rc == BR_EXIT_OK)
         rc = finish(&r);
     json_decref(r.results);
-    br_passes_free(&r.passes);
+    arch_passes_release(&r.passes);
     free(r.tool_version);
     stage_release(&r.st);
     return rc;

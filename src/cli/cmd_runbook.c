@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "arch/arch.h"
+#include "arch/passes.h"
 #include "collect/collect.h"
 #include "conf/conf.h"
 #include "stage/submit.h"
@@ -311,10 +312,10 @@ static int build(struct rb *r)
         return -1;
     r->arch = xstrdup(r->c.arch ? r->c.arch : arch_default(r->c.vendor));
     r->set = xstrdup(r->c.counters ? r->c.counters : "default");
-    struct br_passes p;
-    if (br_passes_load(r->set, r->arch, &p) == 0) {
+    struct arch_passes p;
+    if (arch_passes_load(&p, r->set, r->arch) == 0) {
         r->passes = (long)p.n;
-        br_passes_free(&p);
+        arch_passes_release(&p);
     }
     pmc_estimate(r);
     sb_init(&r->md);

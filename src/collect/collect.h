@@ -96,38 +96,6 @@ const struct br_collector_ops *br_collector_find(const char *name);
 /* First collector for a vendor; NULL if none. */
 const struct br_collector_ops *br_collector_for_vendor(enum gpu_vendor vendor);
 
-/* ---- counter passes (passes.c) ------------------------------------------ */
-
-/* One app run's counters. */
-struct br_pass {
-    char *name;                 /* "01_fp64_flops": folder and file stem */
-    struct strv counters;
-};
-
-struct br_passes {
-    char *set;                  /* set name, or the JSON path given */
-    char *arch;                 /* profile used (NULL for a plain JSON file) */
-    char *source;               /* file the passes came from */
-    size_t n;
-    struct br_pass *v;
-};
-
-/* Loads the passes of SET: a path to a JSON file with a "passes" array
- * ([{"name": ..., "counters": [...]}]; an existing file, or any value ending
- * in .json), else a name in "counter_sets" of share/benchrun/arch/<arch>.json
- * (a list of pass names; "default" without counter_sets = every pass).
- * Pass names must pass arch_pass_name_problem (safe folder names), appear
- * once, and number at most ARCH_MAX_PASSES. 0 or -1 (printed, naming the
- * file and the JSON path). */
-int br_passes_load(const char *set, const char *arch, struct br_passes *out);
-/* The same for a counters JSON text in memory (tests, fuzz_passes); name is
- * used in messages. */
-int br_passes_parse(const char *text, size_t len, const char *name, struct br_passes *out);
-void br_passes_free(struct br_passes *p);
-/* {"set", "arch", "source", "passes": [{"name", "counters"}]}: what
- * counters.json in a pmc run folder holds (loadable again with --counters). */
-json_t *br_passes_json(const struct br_passes *p);
-
 /* rocprofv3 release "major.minor" from $ROCM_PATH/.info/version (or the
  * rocm_path given), NULL when unknown. Caller frees. */
 char *br_rocm_version(const char *rocm_path);

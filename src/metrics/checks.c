@@ -30,7 +30,7 @@ static bool column_has_data(const struct rp_pass *ps, const char *counter)
     return false;
 }
 
-static void check_counters(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs)
+static void check_counters(struct mx_ctx *x, const struct arch_pass *defs, int ndefs)
 {
     for (int i = 0; i < ndefs && (uint32_t)i < x->run->npasses; i++) {
         const struct rp_pass *ps = &x->run->passes[i];
@@ -40,13 +40,13 @@ static void check_counters(struct mx_ctx *x, const struct mx_passdef *defs, int 
                     "the metrics of its counters are empty", defs[i].name, ps->dir ? ps->dir : "");
             continue;
         }
-        mp->missing = xcalloc((size_t)defs[i].ncounters + 1, sizeof(char *));
-        for (int c = 0; c < defs[i].ncounters; c++)
-            if (!rp_is_constant_field(defs[i].counters[c]) &&   /* not a counter (rpconst.h) */
-                !column_has_data(ps, defs[i].counters[c])) {
-                mp->missing[mp->nmissing++] = xstrdup(defs[i].counters[c]);
+        mp->missing = xcalloc(defs[i].counters.n + 1, sizeof(char *));
+        for (size_t c = 0; c < defs[i].counters.n; c++)
+            if (!rp_is_constant_field(defs[i].counters.v[c]) &&   /* not a counter (rpconst.h) */
+                !column_has_data(ps, defs[i].counters.v[c])) {
+                mp->missing[mp->nmissing++] = xstrdup(defs[i].counters.v[c]);
                 mx_warn(x->res, "counter %s (pass %s): no data: the metrics using it are empty",
-                        defs[i].counters[c], defs[i].name);
+                        defs[i].counters.v[c], defs[i].name);
             }
     }
 }
@@ -214,7 +214,7 @@ static double work_ms(const struct mx_ctx *x, const struct rp_pass *ps, double *
     return (ps->dur_ns_total - comm) / 1e6;
 }
 
-static void pass_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs)
+static void pass_checks(struct mx_ctx *x, const struct arch_pass *defs, int ndefs)
 {
     struct mx_result *res = x->res;
     double tmin = INFINITY, tmax = -INFINITY;
@@ -276,7 +276,7 @@ static void limit_checks(struct mx_ctx *x, double *slot)
     }
 }
 
-void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, double *slot)
+void mx_checks(struct mx_ctx *x, const struct arch_pass *defs, int ndefs, double *slot)
 {
     x->res->npasses = x->run->npasses;
     x->res->pass = xcalloc((size_t)x->res->npasses + 1, sizeof(*x->res->pass));

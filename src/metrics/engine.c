@@ -334,7 +334,7 @@ static void ctx_release(struct mx_ctx *x)
 }
 
 int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_run *run,
-               const struct rp_power *power, const struct mx_passdef *defs, int ndefs,
+               const struct rp_power *power, const struct arch_pass *defs, int ndefs,
                const struct mx_opts *opt)
 {
     memset(res, 0, sizeof(*res));

@@ -25,15 +25,6 @@
 #include "arch/arch.h"
 #include "read/rocprof.h"
 
-/* A pass the run was meant to have and its counters (counters.json or the
- * profile); run->passes[i] was loaded from defs[i].name. */
-struct mx_passdef {
-    const char *name;
-    int ncounters;
-    char *const *counters;
-    const char *label;             /* what the pass measures (counters.json / LABEL), or NULL */
-};
-
 enum mx_clock_src { MX_CLOCK_OVERRIDE, MX_CLOCK_SAMPLED, MX_CLOCK_FALLBACK };
 
 struct mx_opts {
@@ -51,7 +42,7 @@ struct mx_opts {
 /* Per-pass figures for the report and the checks (METRICS.md §8). */
 struct mx_pass {
     const char *name;
-    const char *label;             /* mx_passdef.label */
+    const char *label;             /* the pass definition's label, or NULL */
     bool present;
     double time_ms, launches;      /* Σ over kernels with counters */
     double comm_ms;                /* of time_ms, in NCCL/RCCL kernels (out of the spread) */
@@ -124,7 +115,7 @@ struct mx_result {
  * ap constants must already hold the agent_info overrides. 0, or -1 after
  * printing the error. */
 int mx_compute(struct mx_result *res, struct arch_profile *ap, const struct rp_run *run,
-               const struct rp_power *power, const struct mx_passdef *defs, int ndefs,
+               const struct rp_power *power, const struct arch_pass *defs, int ndefs,
                const struct mx_opts *opt);
 void mx_release(struct mx_result *res);
 

@@ -55,6 +55,6 @@ void mx_check_pass_clock(struct mx_ctx *x, uint32_t p, struct mx_pass *mp);
 /* passcover.c: kernels missing from some passes */
 void mx_check_pass_cover(struct mx_ctx *x);
 /* checks.c */
-void mx_checks(struct mx_ctx *x, const struct mx_passdef *defs, int ndefs, double *slot);
+void mx_checks(struct mx_ctx *x, const struct arch_pass *defs, int ndefs, double *slot);
 
 #endif

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/arch.h"
+#include "arch/passes.h"
 #include "conf/conf.h"
 #include "util/error.h"
 #include "util/textesc.h"
@@ -549,12 +549,12 @@ char *submit_scripts_dir(void)
 
 /* ---- how many counter passes ------------------------------------------- */
 
-static int count_array(json_t *a, long *passes)
+/* The first message the loader printed, kept as the reason. */
+static void keep_first(void *ctx, int is_warning, const char *msg)
 {
-    if (!json_is_array(a) || json_array_size(a) == 0)
-        return -1;
-    *passes = (long)json_array_size(a);
-    return 0;
+    char **why = ctx;
+    if (!is_warning && !*why)
+        *why = xstrdup(msg);
 }
 
 int submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why)
@@ -563,37 +563,30 @@ int submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, c
         arch = c->arch;
     const char *set = c->counters ? c->counters : "default";
     *why = NULL;
-    if (strchr(set, '/') || strstr(set, ".json")) {
-        char *path = set[0] == '/' ? xstrdup(set) : fs_path_join(c->dir, set);
-        json_t *root = json_load_file(path, 0, NULL);
-        int rc = root ? count_array(json_object_get(root, "passes"), passes) : -1;
-        if (rc != 0)
-            *why = xasprintf("COUNTERS file '%s' has no readable \"passes\" array", path);
-        json_decref(root);
-        free(path);
-        return rc;
-    }
-    if (!arch) {
+    bool file = arch_set_is_file(set);
+    if (!file && !arch) {
         *why = xstrdup("ARCH is not set in the conf and no plain run recorded the GPU, so "
                        "the counter set is not known here");
         return -1;
     }
-    /* the GPU name (sm_90) maps to its profile (gh100), as everywhere else */
-    char *rel = xasprintf("arch/%s.json", arch_profile_name(arch));
-    char *path = fs_share_path(rel);
-    free(rel);
-    json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
-    int rc = -1;
-    if (root) {
-        json_t *sets = json_object_get(root, "counter_sets");
-        json_t *a = json_object_get(sets, set);
-        if (!a && strcmp(set, "default") == 0)
-            a = json_object_get(root, "passes");
-        rc = count_array(a, passes);
+    /* a COUNTERS file is relative to the conf's folder; the GPU name (sm_90)
+     * maps to its profile (gh100) inside arch_passes_load */
+    char *path = file && set[0] != '/' ? fs_path_join(c->dir, set) : xstrdup(set);
+    struct arch_passes p;
+    br_error_sink sink;
+    void *sink_ctx;
+    br_error_get_sink(&sink, &sink_ctx);
+    br_error_set_sink(keep_first, why);
+    int rc = arch_passes_load(&p, path, file ? NULL : arch);
+    br_error_set_sink(sink, sink_ctx);
+    if (rc == 0) {
+        *passes = (long)p.n;
+        free(*why);
+        *why = NULL;
+        arch_passes_release(&p);
+    } else if (!*why) {
+        *why = xasprintf("cannot read the counter set '%s'", set);
     }
-    if (rc != 0)
-        *why = xasprintf("no counter set '%s' in %s", set, path ? path : "the arch profiles");
-    json_decref(root);
     free(path);
     return rc;
 }

@@ -117,11 +117,11 @@ int submit_find_plain(const char *results_dir, struct submit_plain_run *out);
 void submit_plain_run_release(struct submit_plain_run *r);
 
 /* Number of counter passes the pmc stage will run for this conf: COUNTERS
- * as a JSON file with a "passes" array, or a set name looked up in
- * share/benchrun/arch/<ARCH>.json "counter_sets" (default set: "passes").
- * 0 with *passes set; -1 with *why (caller frees) when it cannot be known
- * here (e.g. ARCH unset on a login node); no message printed. arch: the
- * GPU of the plain run, used when the conf has no ARCH (NULL = none). */
+ * as a counters file (relative to the conf's folder), or a counter set of
+ * the profile of ARCH (arch/passes.h). 0 with *passes set; -1 with *why
+ * (caller frees) when it cannot be known here (e.g. ARCH unset on a login
+ * node); no message printed. arch: the GPU of the plain run, used when the
+ * conf has no ARCH (NULL = none). */
 struct br_conf;
 int submit_pmc_passes(const struct br_conf *c, const char *arch, long *passes, char **why);
 

@@ -13,6 +13,12 @@ void br_error_set_sink(br_error_sink sink, void *ctx)
     g_sink_ctx = ctx;
 }
 
+void br_error_get_sink(br_error_sink *sink, void **ctx)
+{
+    *sink = g_sink;
+    *ctx = g_sink_ctx;
+}
+
 static void emit(int is_warning, const char *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 static void emit(int is_warning, const char *prefix, const char *fmt, va_list ap)

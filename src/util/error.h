@@ -30,5 +30,7 @@ void br_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * stderr. The sink gets the formatted message without prefix or newline. */
 typedef void (*br_error_sink)(void *ctx, int is_warning, const char *msg);
 void br_error_set_sink(br_error_sink sink, void *ctx);
+/* The sink set now (NULL: stderr), to put it back after a capture. */
+void br_error_get_sink(br_error_sink *sink, void **ctx);
 
 #endif

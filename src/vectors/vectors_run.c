@@ -402,7 +402,7 @@ static void find_arch(const struct vec_opts *o, struct vec_result *r)
     else if (r->ngpus && (a = meta_str(r->gpus[0].meta, "arch")))
         src = "telemetry metadata";
     else if (r->seed_telemetry && o->tdp_W <= 0) {
-        a = "gfx942";
+        a = arch_default(GPU_VENDOR_AMD);
         src = "assumed: telemetry in the seed sampler's format (no run.json, no arch named), "
               "which the seed flow wrote on MI300X only";
         vec_warn(r, "%s: no run.json and no GPU architecture named: the telemetry is in the "
@@ -420,38 +420,22 @@ static void find_arch(const struct vec_opts *o, struct vec_result *r)
         r->gpu_name = xstrdup(name);
 }
 
-/* TDP of an arch profile: top-level "tdp_W", else constants.TDP_W (the
- * layout of h2's gfx942.json, docs/arch-profile.md). NAN when absent. */
-static double profile_tdp_value(json_t *j)
-{
-    json_t *t = json_object_get(j, "tdp_W");
-    if (!t)
-        t = json_object_get(json_object_get(j, "constants"), "TDP_W");
-    return json_is_number(t) ? json_number_value(t) : NAN;
-}
-
-/* TDP (and product name) from share/benchrun/arch/<arch>.json. */
+/* TDP (and product name) from the arch profile (arch_tdp_w). */
 static int profile_tdp(struct vec_result *r)
 {
-    char *path = arch_profile_path(r->arch, r->arch_source);
-    if (!path)
+    struct arch_profile *ap = arch_open(r->arch, r->arch_source);
+    if (!ap)
         return -1;
-    json_error_t err;
-    json_t *j = fs_read_json(path, 0, &err);
+    double tdp = arch_tdp_w(ap);
     int rc = 0;
-    double tdp = j ? profile_tdp_value(j) : NAN;
-    if (!j)
-        rc = br_error("cannot read the arch profile '%s': %s", path, err.text);
-    else if (!(tdp > 0))
+    if (!(tdp > 0))
         rc = br_error("%s: no positive \"tdp_W\" or constants.TDP_W (the power reference "
-                      "of the vectors): pass --tdp W", path);
+                      "of the vectors): pass --tdp W", ap->path);
     else
-        r->tdp_W = tdp, r->tdp_source = xstrdup(path);
-    const char *product = json_string_value(json_object_get(j, "product"));
-    if (rc == 0 && !r->gpu_name && product)
-        r->gpu_name = xstrdup(product);
-    json_decref(j);
-    free(path);
+        r->tdp_W = tdp, r->tdp_source = xstrdup(ap->path);
+    if (rc == 0 && !r->gpu_name)
+        r->gpu_name = xstrdup(ap->product);
+    arch_free(ap);
     return rc;
 }
 

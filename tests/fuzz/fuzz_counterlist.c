@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "read/counterlist.h"
+#include "counters/counterlist.h"
 #include "util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,17 +18,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     br_error_set_sink(quiet, NULL);
     struct counterlist cl;
-    if (cl_parse(&cl, "fuzz.txt", (const char *)data, size) != 0)
+    if (counterlist_parse(&cl, "fuzz.txt", (const char *)data, size) != 0)
         return 0;
     size_t n;
-    const char **archs = cl_archs(&cl, &n);
+    const char **archs = counterlist_archs(&cl, &n);
     for (size_t i = 0; i < cl.nentries; i++)
-        if (!cl_find(&cl, cl.entries[i].name, NULL))
+        if (!counterlist_find(&cl, cl.entries[i].name, NULL))
             abort();                     /* every parsed entry must be found */
     for (size_t i = 0; i < n; i++)
-        (void)cl_find(&cl, "SQ_WAVES", archs[i]);
-    (void)cl_find(&cl, "dram__bytes_read.sum", NULL);   /* NVIDIA base-name fallback */
+        (void)counterlist_find(&cl, "SQ_WAVES", archs[i]);
+    (void)counterlist_find(&cl, "dram__bytes_read.sum", NULL);   /* NVIDIA base-name fallback */
     free(archs);
-    cl_release(&cl);
+    counterlist_release(&cl);
     return 0;
 }

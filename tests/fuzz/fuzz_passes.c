@@ -1,5 +1,5 @@
 /* fuzz_passes.c - libFuzzer target for the pass lists of counters files
- * (src/collect/passes.c br_passes_parse) and the pass-name check
+ * (src/arch/passes.c arch_passes_parse) and the pass-name check
  * (arch_pass_name_problem), which decides what may become a folder and file
  * name (issue 15). Input = a counters JSON text; every line of it is also
  * tried as a pass name. A name that is accepted must be a safe single path
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "collect/collect.h"
+#include "arch/passes.h"
 #include "util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,13 +33,13 @@ static void check_name(const char *name)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     br_error_set_sink(quiet, NULL);
-    struct br_passes p;
-    if (br_passes_parse((const char *)data, size, "fuzz_counters.json", &p) == 0) {
+    struct arch_passes p;
+    if (arch_passes_parse(&p, (const char *)data, size, "fuzz_counters.json") == 0) {
         for (size_t i = 0; i < p.n; i++)
             check_name(p.v[i].name);
         if (p.n > ARCH_MAX_PASSES)
             abort();
-        br_passes_free(&p);
+        arch_passes_release(&p);
     }
     char *copy = malloc(size + 1);
     if (!copy)

@@ -171,8 +171,8 @@ static void test_constants(void **st)
     assert_string_equal(ap->passes[0].name, "01_fp64_flops");
     for (int p = 0; p < ap->npasses; p++) {
         bool grbm = false;
-        for (int c = 0; c < ap->passes[p].ncounters; c++)
-            grbm |= !strcmp(ap->passes[p].counters[c], "GRBM_GUI_ACTIVE");
+        for (size_t c = 0; c < ap->passes[p].counters.n; c++)
+            grbm |= !strcmp(ap->passes[p].counters.v[c], "GRBM_GUI_ACTIVE");
         assert_true(grbm);
     }
     assert_int_equal(arch_block_limit(ap, "SQ_WAVES"), 8);

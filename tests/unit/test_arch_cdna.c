@@ -38,8 +38,8 @@ static void expect_consts(const struct arch_profile *ap, const struct want *w, s
 static bool pass_has(const struct arch_profile *ap, const char *counter)
 {
     for (int p = 0; p < ap->npasses; p++)
-        for (int c = 0; c < ap->passes[p].ncounters; c++)
-            if (!strcmp(ap->passes[p].counters[c], counter))
+        for (size_t c = 0; c < ap->passes[p].counters.n; c++)
+            if (!strcmp(ap->passes[p].counters.v[c], counter))
                 return true;
     return false;
 }

@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "read/counterlist.h"
-#include "read/counterset.h"
+#include "counters/counterlist.h"
+#include "counters/counterset.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
 static int parse(struct counterlist *cl, const char *text)
 {
-    return cl_parse(cl, "test.txt", text, strlen(text));
+    return counterlist_parse(cl, "test.txt", text, strlen(text));
 }
 
 static void test_layout_62(void **state)
@@ -39,9 +39,9 @@ static void test_layout_62(void **state)
     assert_true(cl.entries[1].derived);
     assert_null(cl.entries[1].block);
     assert_true(cl.entries[2].constant);
-    assert_non_null(cl_find(&cl, "TCC_HIT_sum", "gfx942"));   /* arch unknown: accepted */
-    assert_null(cl_find(&cl, "TCC_MISS_sum", NULL));
-    cl_release(&cl);
+    assert_non_null(counterlist_find(&cl, "TCC_HIT_sum", "gfx942"));   /* arch unknown: accepted */
+    assert_null(counterlist_find(&cl, "TCC_MISS_sum", NULL));
+    counterlist_release(&cl);
 }
 
 static void test_layout_64_staging(void **state)
@@ -56,7 +56,7 @@ static void test_layout_64_staging(void **state)
     assert_int_equal(cl.ngpus, 2);
     assert_int_equal(cl.entries[1].gpu, 3);
     assert_string_equal(cl.entries[1].name, "GRBM_GUI_ACTIVE");
-    cl_release(&cl);
+    counterlist_release(&cl);
 }
 
 static void test_layout_7x(void **state)
@@ -70,19 +70,19 @@ static void test_layout_7x(void **state)
     assert_int_equal(parse(&cl, t), 0);
     assert_string_equal(cl.layout, "7.x");
     assert_int_equal(cl.ngpus, 2);
-    assert_string_equal(cl_gpu_arch(&cl, 0), "gfx942");
-    assert_string_equal(cl_gpu_arch(&cl, 1), "gfx90a");
+    assert_string_equal(counterlist_gpu_arch(&cl, 0), "gfx942");
+    assert_string_equal(counterlist_gpu_arch(&cl, 1), "gfx90a");
     assert_int_equal(cl.nentries, 2);
-    assert_non_null(cl_find(&cl, "SQ_WAVES", "gfx942"));
-    assert_null(cl_find(&cl, "SQ_WAVES", "gfx90a"));
-    assert_non_null(cl_find(&cl, "TCC_EA_RDREQ", "gfx90a"));
+    assert_non_null(counterlist_find(&cl, "SQ_WAVES", "gfx942"));
+    assert_null(counterlist_find(&cl, "SQ_WAVES", "gfx90a"));
+    assert_non_null(counterlist_find(&cl, "TCC_EA_RDREQ", "gfx90a"));
     assert_string_equal(cl.entries[1].block, "TCC");
     size_t n;
-    const char **a = cl_archs(&cl, &n);
+    const char **a = counterlist_archs(&cl, &n);
     assert_int_equal(n, 2);
     assert_string_equal(a[0], "gfx942");
     free(a);
-    cl_release(&cl);
+    counterlist_release(&cl);
 }
 
 static void quiet(void *ctx, int w, const char *msg)
@@ -100,7 +100,7 @@ static void test_empty_and_garbage(void **state)
     assert_int_equal(parse(&cl, ""), -1);
     assert_non_null(strstr(msg, "test.txt: no counters found"));
     assert_int_equal(parse(&cl, "hello\n: :\n::::\nGPU:\nName:\n"), -1);
-    assert_int_equal(cl_parse(&cl, "nul.txt", "Counter_Name:\0X\n", 16), -1);
+    assert_int_equal(counterlist_parse(&cl, "nul.txt", "Counter_Name:\0X\n", 16), -1);
     br_error_set_sink(NULL, NULL);
 }
 
@@ -119,8 +119,8 @@ static void test_check_limits(void **state)
     assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
     close(fd);
     struct counterset cs;
-    assert_int_equal(cs_load(&cs, path, NULL), 0);
-    assert_int_equal(cs.npasses, 2);
+    assert_int_equal(counterset_load(&cs, path, NULL), 0);
+    assert_int_equal(cs.passes.n, 2);
     assert_int_equal(cs.nlimits, 2);
     struct counterlist cl;
     const char *t = "GPU:0\nName:gfx942\nCounter_Name:TCC_A_sum\nExpression:x\n"
@@ -131,15 +131,15 @@ static void test_check_limits(void **state)
     sb_init(&p);
     sb_init(&n);
     /* p1: 2 TCC (the constant uses no slot) = OK; p2: 3 TCC > 2; m uses TCC_D_sum */
-    assert_int_equal(cs_check(&cs, &cl, &p, &n), 2);
+    assert_int_equal(counterset_check(&cs, &cl, &p, &n), 2);
     assert_non_null(strstr(p.buf, "pass p2: block TCC has 3 counters, limit 2 per pass"));
     assert_null(strstr(p.buf, "pass p1"));
     assert_non_null(strstr(p.buf, "metric m uses TCC_D_sum, which no pass collects"));
     assert_non_null(strstr(n.buf, "CU_NUM is a constant"));
     sb_release(&p);
     sb_release(&n);
-    cl_release(&cl);
-    cs_release(&cs);
+    counterlist_release(&cl);
+    counterset_release(&cs);
     unlink(path);
 }
 

@@ -34,7 +34,7 @@ static const char *const PASSES[6] = { "01_fp64_flops", "02_fp32_int_ops", "03_f
 struct fx {
     struct rp_run run;
     struct arch_profile *ap;
-    struct mx_passdef defs[6];
+    struct arch_pass defs[6];
     struct mx_result res;
 };
 
@@ -56,16 +56,16 @@ static void fx_init(struct fx *f, int nk, const char *const *names)
         assert_string_equal(ap->name, PASSES[p]);
         ps->name = xstrdup(PASSES[p]);
         ps->present = true;
-        ps->ncounters = (uint32_t)ap->ncounters;
-        ps->counters = xcalloc((size_t)ap->ncounters + 1, sizeof(char *));
-        for (int c = 0; c < ap->ncounters; c++)
-            ps->counters[c] = xstrdup(ap->counters[c]);
+        ps->ncounters = (uint32_t)ap->counters.n;
+        ps->counters = xcalloc(ap->counters.n + 1, sizeof(char *));
+        for (size_t c = 0; c < ap->counters.n; c++)
+            ps->counters[c] = xstrdup(ap->counters.v[c]);
         ps->nkernels = (uint32_t)nk;
         ps->launches = xcalloc((size_t)nk, sizeof(uint64_t));
         ps->dur_ns = xcalloc((size_t)nk, sizeof(double));
         ps->csum = xcalloc((size_t)nk * ps->ncounters, sizeof(double));
         ps->crows = xcalloc((size_t)nk * ps->ncounters, sizeof(uint64_t));
-        f->defs[p] = (struct mx_passdef){ PASSES[p], ap->ncounters, ap->counters, NULL };
+        f->defs[p] = (struct arch_pass){ .name = (char *)PASSES[p], .counters = ap->counters };
     }
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/passes.h"
 #include "collect/collect.h"
 #include "stage/jobdir.h"
 #include "stage/launcher.h"
@@ -266,21 +267,21 @@ static void test_passes_and_version(void **state)
     const char js[] = "{\"passes\": [{\"name\": \"a\", \"counters\": [\"X\", \"Y\"]},"
                       " {\"name\": \"b\", \"counters\": [\"Z\"]}]}";
     assert_int_equal(fs_write_atomic(f, js, strlen(js)), 0);
-    struct br_passes p;
-    assert_int_equal(br_passes_load(f, NULL, &p), 0);
+    struct arch_passes p;
+    assert_int_equal(arch_passes_load(&p, f, NULL), 0);
     assert_int_equal(p.n, 2);
     assert_string_equal(p.v[0].name, "a");
     assert_int_equal(p.v[0].counters.n, 2);
     assert_string_equal(p.v[1].counters.v[0], "Z");
-    json_t *o = br_passes_json(&p);
+    json_t *o = arch_passes_json(&p);
     assert_int_equal(json_array_size(json_object_get(o, "passes")), 2);
     json_decref(o);
-    br_passes_free(&p);
+    arch_passes_release(&p);
     const char bad[] = "{\"passes\": [{\"name\": \"a/b\", \"counters\": [\"X\"]}]}";
     assert_int_equal(fs_write_atomic(f, bad, strlen(bad)), 0);
     br_error_set_sink(quiet, NULL);
-    assert_int_equal(br_passes_load(f, NULL, &p), -1);      /* not a folder name */
-    assert_int_equal(br_passes_load("/no/such.json", NULL, &p), -1);
+    assert_int_equal(arch_passes_load(&p, f, NULL), -1);      /* not a folder name */
+    assert_int_equal(arch_passes_load(&p, "/no/such.json", NULL), -1);
     br_error_set_sink(NULL, NULL);
 
     char *info = fs_path_join(d, ".info");

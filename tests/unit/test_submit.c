@@ -283,8 +283,12 @@ static void test_pmc_passes(void **state)
     (void)state;
     char *d = tmpdir_new("test_submit");
     write_text(d, "mine.json", "{\"passes\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}");
+    /* profiles as arch_open reads them: 7 passes, sets of 6 and 7 */
+#define PROFILE_HEAD "\"constants\": {}, \"peaks\": {}, \"block_limits\": {}, \"passes\": ["
+#define P(n) "{\"name\": \"" #n "\", \"counters\": [\"SQ_WAVES\"]}"
     write_text(d, "share/arch/gfxT.json",
-               "{\"passes\": [{}, {}, {}, {}, {}, {}, {}], \"counter_sets\": "
+               "{\"arch\": \"gfxT\", " PROFILE_HEAD P(1) "," P(2) "," P(3) "," P(4) "," P(5) ","
+               P(6) "," P(7) "], \"counter_sets\": "
                "{\"default\": [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\"], \"ml\": "
                "[\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\"]}}");
     char *share = fs_path_join(d, "share");
@@ -305,7 +309,10 @@ static void test_pmc_passes(void **state)
     /* NVIDIA: the plain run records sm_90, whose profile is gh100.json (issue 14:
      * submit looked for arch/sm_90.json and lost the pmc time estimate) */
     write_text(d, "share/arch/gh100.json",
-               "{\"passes\": [{}, {}], \"counter_sets\": {\"default\": [\"1\", \"2\", \"3\"]}}");
+               "{\"arch\": \"gh100\", " PROFILE_HEAD P(1) "," P(2) "," P(3) "], "
+               "\"counter_sets\": {\"default\": [\"1\", \"2\", \"3\"]}}");
+#undef P
+#undef PROFILE_HEAD
     c.counters = NULL;
     c.arch = NULL;
     assert_int_equal(submit_pmc_passes(&c, "sm_90", &n, &why), 0);

@@ -8,14 +8,13 @@
  * CHIP is the CUPTI chip name (GH100 for H100/H200). Needs libcupti, no GPU.
  * Exit 0 on success, 1 when a check fails, 2 on usage errors.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "trace/cupti/brcupti.h"
 #include "trace/passgroup.h"
-#include "util/xalloc.h"
 
 static int oracle(void *ctx, const char *const *names, size_t n, size_t *passes)
 {
@@ -53,38 +52,29 @@ static void print_metric(void *ctx, const char *name, const char *type)
     printf("%s\t%s\n", name, type);
 }
 
-static int check_pass(const char *chip, json_t *pass)
+static int check_pass(const char *chip, const struct arch_pass *p)
 {
-    const char *name = json_string_value(json_object_get(pass, "name"));
-    json_t *ctrs = json_object_get(pass, "counters");
-    size_t n = json_array_size(ctrs), passes = 0;
-    const char **names = xcalloc(n ? n : 1, sizeof(*names));
-    for (size_t i = 0; i < n; i++)
-        names[i] = json_string_value(json_array_get(ctrs, i));
-    int rc = brc_host_passes(chip, NULL, names, n, &passes);
-    free(names);
+    size_t passes = 0;
+    int rc = brc_host_passes(chip, NULL, (const char *const *)p->counters.v, p->counters.n,
+                             &passes);
     if (rc != 0 || passes != 1) {
-        fprintf(stderr, "pass '%s': %s (%zu passes)\n", name ? name : "?",
+        fprintf(stderr, "pass '%s': %s (%zu passes)\n", p->name,
                 rc ? "unknown metric" : "needs more than one hardware pass", passes);
         return 1;
     }
-    printf("pass %-28s %2zu counters: 1 hardware pass\n", name ? name : "?", n);
+    printf("pass %-28s %2zu counters: 1 hardware pass\n", p->name, p->counters.n);
     return 0;
 }
 
 static int cmd_check_profile(const char *chip, const char *path)
 {
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    if (!root) {
-        fprintf(stderr, "benchrun: %s:%d:%d: %s\n", path, err.line, err.column, err.text);
+    struct arch_profile *ap = arch_open(path, NULL);
+    if (!ap)
         return 1;
-    }
-    json_t *passes = json_object_get(root, "passes");
-    int bad = json_array_size(passes) == 0;
-    for (size_t i = 0; i < json_array_size(passes); i++)
-        bad |= check_pass(chip, json_array_get(passes, i));
-    json_decref(root);
+    int bad = ap->npasses == 0;
+    for (int i = 0; i < ap->npasses; i++)
+        bad |= check_pass(chip, &ap->passes[i]);
+    arch_free(ap);
     return bad ? 1 : 0;
 }
 

@@ -21,13 +21,13 @@
  *
  * Owns the parsed list (all strings copied). No limit on line length.
  */
-#ifndef BR_READ_COUNTERLIST_H
-#define BR_READ_COUNTERLIST_H
+#ifndef BR_COUNTERS_COUNTERLIST_H
+#define BR_COUNTERS_COUNTERLIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct cl_entry {
+struct counterlist_entry {
     char *name;
     char *block;        /* Block: value, NULL for derived counters */
     bool derived;       /* had Expression: */
@@ -35,7 +35,7 @@ struct cl_entry {
     long gpu;           /* GPU / agent id it was listed under (-1 unknown) */
 };
 
-struct cl_gpu {
+struct counterlist_gpu {
     long id;
     char *arch;         /* NULL when the layout does not name it (6.2, 6.4 staging) */
 };
@@ -43,30 +43,30 @@ struct cl_gpu {
 struct counterlist {
     const char *layout;         /* "6.2", "6.4", "7.x", "nvidia" or "unknown" (static) */
     size_t ngpus;
-    struct cl_gpu *gpus;
+    struct counterlist_gpu *gpus;
     size_t nentries;
-    struct cl_entry *entries;
+    struct counterlist_entry *entries;
 };
 
 /* Parses text (len bytes, need not be NUL-terminated). name is used in
  * messages. Returns 0, or -1 with an error printed ("name: no counters found"
  * when nothing in the text looks like a counter list). */
-int cl_parse(struct counterlist *cl, const char *name, const char *text, size_t len);
+int counterlist_parse(struct counterlist *cl, const char *name, const char *text, size_t len);
 /* The NVIDIA layouts (`Chip <name>` first; counterlist_nv.c): returns 1 and
- * fills cl (layout "nvidia") when text is one, else 0. Called by cl_parse. */
-int cl_parse_nvidia(struct counterlist *cl, const char *text, size_t len);
+ * fills cl (layout "nvidia") when text is one, else 0. Called by counterlist_parse. */
+int counterlist_parse_nvidia(struct counterlist *cl, const char *text, size_t len);
 /* Reads and parses a file. */
-int cl_load(struct counterlist *cl, const char *path);
-void cl_release(struct counterlist *cl);
+int counterlist_load(struct counterlist *cl, const char *path);
+void counterlist_release(struct counterlist *cl);
 
 /* The entry named `counter` (exact, case-sensitive as rocprofv3 names are),
  * listed for an architecture `arch` (NULL: any GPU). NULL when absent. */
-const struct cl_entry *cl_find(const struct counterlist *cl, const char *counter,
+const struct counterlist_entry *counterlist_find(const struct counterlist *cl, const char *counter,
                                const char *arch);
 /* Distinct architecture names present, in first-seen order (pointers into cl;
  * the array is the caller's to free). *n gets the count. */
-const char **cl_archs(const struct counterlist *cl, size_t *n);
+const char **counterlist_archs(const struct counterlist *cl, size_t *n);
 /* Architecture of a GPU id, NULL when unknown. */
-const char *cl_gpu_arch(const struct counterlist *cl, long gpu);
+const char *counterlist_gpu_arch(const struct counterlist *cl, long gpu);
 
 #endif

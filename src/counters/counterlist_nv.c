@@ -8,11 +8,11 @@
  *     `name<TAB>type` lines (benchrun-cupti-host list, the CUPTI host API).
  * A metric line's first token is the base name (`dram__bytes_read`; some carry a
  * `Unit.Config.` prefix, kept as is). Metrics used in profiles carry a rollup
- * (`dram__bytes_read.sum`): cl_find matches them by base name for this layout.
+ * (`dram__bytes_read.sum`): counterlist_find matches them by base name for this layout.
  * One GPU entry (id 0) holds the chip name, lower-cased: the arch profile name.
  * Facts: ../shared/data/h200/ncu-2025.3.1-query-metrics-gh100.txt.
  */
-#include "read/counterlist.h"
+#include "counters/counterlist.h"
 
 #include "util/xalloc.h"
 
@@ -40,13 +40,13 @@ static const char *chip_line(const char *text, size_t len, size_t *n)
 static void add_entry(struct counterlist *cl, size_t *cap, const char *s, size_t n)
 {
     xgrow((void **)&cl->entries, cap, cl->nentries + 1, sizeof(*cl->entries));
-    struct cl_entry *e = &cl->entries[cl->nentries++];
+    struct counterlist_entry *e = &cl->entries[cl->nentries++];
     memset(e, 0, sizeof(*e));
     e->name = xstrndup(s, n);
     e->gpu = 0;
 }
 
-int cl_parse_nvidia(struct counterlist *cl, const char *text, size_t len)
+int counterlist_parse_nvidia(struct counterlist *cl, const char *text, size_t len)
 {
     size_t n = 0, cap = 0;
     const char *chip = chip_line(text, len, &n);

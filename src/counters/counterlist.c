@@ -5,7 +5,7 @@
  * ../shared/notes/rocprofv3-formats.md (rocprofiler-sdk 6.2 / 6.4 staging /
  * 7.x sources); fixtures in tests/fixtures/amd/<version>/.
  */
-#include "read/counterlist.h"
+#include "counters/counterlist.h"
 
 #include "read/rpconst.h"
 #include "util/error.h"
@@ -43,14 +43,14 @@ static bool is_number(const char *s)
     return *end == '\0';
 }
 
-static struct cl_gpu *gpu_get(struct cl_parser *p, long id)
+static struct counterlist_gpu *gpu_get(struct cl_parser *p, long id)
 {
     struct counterlist *cl = p->cl;
     for (size_t i = 0; i < cl->ngpus; i++)
         if (cl->gpus[i].id == id)
             return &cl->gpus[i];
     xgrow((void **)&cl->gpus, &p->gcap, cl->ngpus + 1, sizeof(*cl->gpus));
-    cl->gpus[cl->ngpus] = (struct cl_gpu){ .id = id, .arch = NULL };
+    cl->gpus[cl->ngpus] = (struct counterlist_gpu){ .id = id, .arch = NULL };
     return &cl->gpus[cl->ngpus++];
 }
 
@@ -61,11 +61,11 @@ static void entry_add(struct cl_parser *p, const char *name)
         return;
     gpu_get(p, p->gpu);
     xgrow((void **)&cl->entries, &p->ecap, cl->nentries + 1, sizeof(*cl->entries));
-    cl->entries[cl->nentries++] = (struct cl_entry){
+    cl->entries[cl->nentries++] = (struct counterlist_entry){
         .name = xstrdup(name), .gpu = p->gpu, .constant = is_constant_name(name) };
 }
 
-static struct cl_entry *last_entry(struct cl_parser *p)
+static struct counterlist_entry *last_entry(struct cl_parser *p)
 {
     return p->cl->nentries ? &p->cl->entries[p->cl->nentries - 1] : NULL;
 }
@@ -101,7 +101,7 @@ static void on_name(struct cl_parser *p, char *v)
     if (p->st == ST_AFTER_AGENT) {
         entry_add(p, token(v));
     } else if (p->st == ST_AFTER_GPU || strncasecmp(v, "gfx", 3) == 0) {
-        struct cl_gpu *g = gpu_get(p, p->gpu);
+        struct counterlist_gpu *g = gpu_get(p, p->gpu);
         if (!g->arch)
             g->arch = xstrdup(token(v));
     }
@@ -112,7 +112,7 @@ static void on_key(struct cl_parser *p, const char *key, char *v)
 {
     bool with_id = false;
     long id = 0;
-    struct cl_entry *e;
+    struct counterlist_entry *e;
     if (agent_key(key, &with_id, &id)) {
         if (with_id) {                      /* 6.2: gpu-agent<N>: <counter> */
             p->saw62 = true;
@@ -163,13 +163,13 @@ static void on_line(struct cl_parser *p, char *line, size_t n)
     on_key(p, key, val);
 }
 
-int cl_parse(struct counterlist *cl, const char *name, const char *text, size_t len)
+int counterlist_parse(struct counterlist *cl, const char *name, const char *text, size_t len)
 {
     memset(cl, 0, sizeof(*cl));
-    if (cl_parse_nvidia(cl, text, len)) {   /* NVIDIA layouts: counterlist_nv.c */
+    if (counterlist_parse_nvidia(cl, text, len)) {   /* NVIDIA layouts: counterlist_nv.c */
         if (cl->nentries > 0)
             return 0;
-        cl_release(cl);
+        counterlist_release(cl);
         return br_error("%s: no metrics found after the 'Chip' line", name);
     }
     struct cl_parser p = { .cl = cl, .gpu = -1 };
@@ -185,25 +185,25 @@ int cl_parse(struct counterlist *cl, const char *name, const char *text, size_t 
     free(buf);
     cl->layout = p.saw7x ? "7.x" : p.saw64 ? "6.4" : p.saw62 ? "6.2" : "unknown";
     if (cl->nentries == 0) {
-        cl_release(cl);
+        counterlist_release(cl);
         return br_error("%s: no counters found (expected rocprofv3 --list-avail or -L output)",
                         name);
     }
     return 0;
 }
 
-int cl_load(struct counterlist *cl, const char *path)
+int counterlist_load(struct counterlist *cl, const char *path)
 {
     size_t len;
     char *text = fs_read_file(path, &len);
     if (!text)
         return -1;
-    int rc = cl_parse(cl, path, text, len);
+    int rc = counterlist_parse(cl, path, text, len);
     free(text);
     return rc;
 }
 
-void cl_release(struct counterlist *cl)
+void counterlist_release(struct counterlist *cl)
 {
     for (size_t i = 0; i < cl->nentries; i++) {
         free(cl->entries[i].name);
@@ -216,7 +216,7 @@ void cl_release(struct counterlist *cl)
     memset(cl, 0, sizeof(*cl));
 }
 
-const char *cl_gpu_arch(const struct counterlist *cl, long gpu)
+const char *counterlist_gpu_arch(const struct counterlist *cl, long gpu)
 {
     for (size_t i = 0; i < cl->ngpus; i++)
         if (cl->gpus[i].id == gpu)
@@ -224,14 +224,14 @@ const char *cl_gpu_arch(const struct counterlist *cl, long gpu)
     return NULL;
 }
 
-const struct cl_entry *cl_find(const struct counterlist *cl, const char *counter,
+const struct counterlist_entry *counterlist_find(const struct counterlist *cl, const char *counter,
                                const char *arch)
 {
     for (size_t i = 0; i < cl->nentries; i++) {
-        const struct cl_entry *e = &cl->entries[i];
+        const struct counterlist_entry *e = &cl->entries[i];
         if (strcmp(e->name, counter) != 0)
             continue;
-        const char *a = cl_gpu_arch(cl, e->gpu);
+        const char *a = counterlist_gpu_arch(cl, e->gpu);
         if (!arch || !a || strcmp(a, arch) == 0)
             return e;
     }
@@ -239,14 +239,14 @@ const struct cl_entry *cl_find(const struct counterlist *cl, const char *counter
     const char *dot = strchr(counter, '.');
     if (dot && cl->layout && strcmp(cl->layout, "nvidia") == 0) {
         char *base = xstrndup(counter, (size_t)(dot - counter));
-        const struct cl_entry *e = cl_find(cl, base, arch);
+        const struct counterlist_entry *e = counterlist_find(cl, base, arch);
         free(base);
         return e;
     }
     return NULL;
 }
 
-const char **cl_archs(const struct counterlist *cl, size_t *n)
+const char **counterlist_archs(const struct counterlist *cl, size_t *n)
 {
     const char **out = xcalloc(cl->ngpus + 1, sizeof(char *));
     *n = 0;
