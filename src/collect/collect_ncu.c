@@ -5,7 +5,7 @@
  *       --target-processes all --metrics C1,C2,... --log-file DIR/NAME.ncu.csv APP
  * and the fixup converts ncu's raw CSV (header row, units row, thousands
  * separators, ==PROF== lines: read/ncu_csv.h) into DIR/NAME_counter_collection.csv
- * (trace/ncu_convert.h: launches laid end to end from gpu__time_duration.sum,
+ * (collect/ncu_convert.h: launches laid end to end from gpu__time_duration.sum,
  * which every gh100.json hardware pass has). ncu replays every kernel
  * (~110 ms per launch measured on an H200, issue 9): for a few hundred launches
  * at most; the cupti collector is the one for real runs. One log file per
@@ -14,7 +14,7 @@
  */
 #include "collect/collect.h"
 #include "read/ncu_csv.h"
-#include "trace/ncu_convert.h"
+#include "collect/ncu_convert.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"

@@ -17,7 +17,7 @@
  */
 #include "vectors/vectors_int.h"
 
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"

@@ -7,7 +7,7 @@
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 #include "write/analysis.h"
 #include "write/wr_html.h"
 

@@ -11,7 +11,7 @@
 
 #include "util/error.h"
 #include "util/fsutil.h"
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #include "util/strbuf.h"
 #include "util/textesc.h"
 #include "util/xalloc.h"
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -17,7 +17,7 @@
 #include "read/rocprof.h"
 #include "util/error.h"
 #include "util/fsutil.h"
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "read/ncu_csv.h"
-#include "trace/ncu_convert.h"
+#include "collect/ncu_convert.h"
 #include "util/error.h"
 
 static void quiet(void *ctx, int warn, const char *msg)

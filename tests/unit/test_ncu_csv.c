@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "read/ncu_csv.h"
-#include "trace/ncu_convert.h"
+#include "collect/ncu_convert.h"
 #include "util/error.h"
 
 #define FIXTURE BR_SOURCE_DIR "/tests/fixtures/nvidia/ncu-2025.3.1/axpy-raw-3launches.csv"

@@ -23,7 +23,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "vectors/binning.h"
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 #include "vectors/vectors.h"
 
 /* repr() of every element of numpy.arange(0.5, 2.05, 0.1) (numpy 1.24). */

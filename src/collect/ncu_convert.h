@@ -10,8 +10,8 @@
  * launch__registers_per_thread and launch__shared_mem_per_block_{static,dynamic}
  * when present.
  */
-#ifndef BR_NCU_CONVERT_H
-#define BR_NCU_CONVERT_H
+#ifndef BR_COLLECT_NCU_CONVERT_H
+#define BR_COLLECT_NCU_CONVERT_H
 
 #include <stdio.h>
 

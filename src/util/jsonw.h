@@ -9,8 +9,8 @@
  * Layout: 2-space indentation, one member per line; arrays opened with
  * jw_arr_begin_inline stay on one line. NaN/inf are written as null.
  */
-#ifndef BR_VECTORS_JSONW_H
-#define BR_VECTORS_JSONW_H
+#ifndef BR_UTIL_JSONW_H
+#define BR_UTIL_JSONW_H
 
 #include <stdbool.h>
 #include <stddef.h>

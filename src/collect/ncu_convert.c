@@ -1,5 +1,5 @@
 /* ncu_convert.c - Nsight Compute raw CSV → rocprofv3 7.x counter_collection.csv (see .h). */
-#include "trace/ncu_convert.h"
+#include "collect/ncu_convert.h"
 
 #include <math.h>
 #include <stdbool.h>

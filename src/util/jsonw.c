@@ -5,7 +5,7 @@
  * round-trip; exponent form when decpt <= -4 or decpt > 16, with a sign and
  * at least two exponent digits; otherwise positional with ".0" for integers.
  */
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 
 #include "util/textesc.h"
 
