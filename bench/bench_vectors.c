@@ -9,7 +9,7 @@
  * usage: bench_vectors [--samples N] [--gpus G] [--reps R] [--dir DIR] [--keep]
  * Data: G files profiling_result_bench_<g>.csv in DIR (default a temp folder,
  * removed afterwards unless --keep; an existing folder with the same sample
- * count is reused), written in the sampler's layout (METRICS.md §10 + extra
+ * count is reused), written in the sampler's layout (docs/design.md §10 + extra
  * columns) with values like a busy MI300X, and a rocprofv3 7.x kernel trace
  * whose window drops the first and last 5% of the samples.
  */

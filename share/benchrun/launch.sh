@@ -1,6 +1,6 @@
 #!/bin/bash
 # launch.sh - how benchrun starts a workload.conf's app (installed under
-# share/benchrun/; DESIGN.md §4). benchrun never pastes commands into shell
+# share/benchrun/; docs/conf.md). benchrun never pastes commands into shell
 # strings: it execs this script with argv, and this script execs the app with
 # the conf's APP_CMD array.
 #

@@ -473,7 +473,7 @@ void archdoc_header(struct strbuf *out)
         "# Metric reference\n\n"
         "Every metric `benchrun analyze` computes, per arch profile, generated from the profile\n"
         "itself (schema: [arch-profile.md](arch-profile.md); the rules behind the formulas:\n"
-        "METRICS.md §2-§8 restated in the README's analyze section).\n\n"
+        "docs/design.md §6-§8 and §14).\n\n"
         "How to read a formula: a bare counter name is a **rate**, Σ value / Σ kernel time (per ns)\n"
         "over the passes that collected it, so passes combine only through rates and never by\n"
         "launch; `sum(C)` is the raw count and `dur(C)` the kernel time (ns) of C's pass;\n"

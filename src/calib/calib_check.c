@@ -4,7 +4,7 @@
  * Owns: a small in-memory CSV table (the per-kernel file has one row per
  * kernel: small), row and column lookup by name (column candidates, first
  * present wins), the tolerance tests and the result strings. Column names are
- * the seed's (../shared/notes/seed-output-formats.md); kernel rows are found
+ * the seed's (docs/design.md §11); kernel rows are found
  * by `kernel` or `kernel_full_name`.
  * SPDX-License-Identifier: MIT
  */

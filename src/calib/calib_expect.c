@@ -8,7 +8,7 @@
  * limits: NVIDIA Hopper has 65536 registers and 64 warps per SM; a 256-thread
  * block at 128 registers/thread uses 32768, so 2 blocks = 16 warps fit (25 %).
  * AMD gfx942: 512 VGPRs per SIMD lane, 128 VGPRs -> 4 waves/SIMD = 16 waves/CU
- * of 32 (50 %) (METRICS.md §4). Units: bytes, FLOPs, percent.
+ * of 32 (50 %) (docs/design.md §14). Units: bytes, FLOPs, percent.
  * SPDX-License-Identifier: MIT
  */
 #include "calib/calib.h"

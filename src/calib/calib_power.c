@@ -4,13 +4,13 @@
  * Owns: finding one kernel's launch in the power run's kernel traces
  * (kernel_trace.csv files or rocpd databases)
  * (rocprofv3 7.x schema, also written by the CUPTI tracer; columns by name),
- * reading a power series from the sampler's telemetry CSV (METRICS.md §10,
+ * reading a power series from the sampler's telemetry CSV (docs/design.md §10,
  * src/read/telemetry.h) and from NVML's driver power samples
  * (<stem>_driver_power.csv: timestamp_ns,power_W,...; src/sample/sample_nvml.c),
  * and the step detection. All timestamps CLOCK_BOOTTIME ns: the trace and the
  * samples share the clock, so the rise measures their alignment.
  * Periods: NVML instant power refreshes every ~100 ms on the H200, the driver's
- * buffered samples every ~20 ms (../shared/notes/telemetry-interfaces.md); the
+ * buffered samples every ~20 ms (docs/design.md §11); the
  * period used is measured from the data.
  * SPDX-License-Identifier: MIT
  */

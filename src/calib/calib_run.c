@@ -28,7 +28,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-/* "calibrate: ..." on stderr when progress is wanted (DESIGN.md §3). */
+/* "calibrate: ..." on stderr when progress is wanted (docs/design.md §13). */
 static void __attribute__((format(printf, 2, 3))) progress(const struct br_calib_run *r,
                                                            const char *fmt, ...)
 {
@@ -254,7 +254,7 @@ static int conf_stage(struct br_calib_run *r, const char *kind, struct br_calib_
     char *results = fs_path_join(r->outdir, "results");
     struct strv before;
     strv_init(&before);
-    const char *leaf = strcmp(kind, "power") == 0 ? "prof" : kind;   /* DESIGN.md §5 */
+    const char *leaf = strcmp(kind, "power") == 0 ? "prof" : kind;   /* docs/design.md §5 */
     list_kind(results, leaf, &before);
     int code = stage(r, kind, (const char *const[]){ kind, r->conf, NULL }, res);
     if (dir)

@@ -1,5 +1,5 @@
 /* cmd_analyze.c - 'benchrun analyze PMC_DIR': per-kernel and whole-run
- * metrics of a counter run (METRICS.md §2-§8) → per_kernel_metrics.csv,
+ * metrics of a counter run (docs/design.md §6-§8) → per_kernel_metrics.csv,
  * top_kernels.csv, summary.json and report.md in PMC_DIR/analysis (or
  * --out-dir). This file parses the options and chains the pieces: passes
  * (counters.json), readers (src/read), arch profile and agent_info overrides
@@ -340,7 +340,7 @@ static struct arch_profile *load_arch(const struct an_opts *o, const struct rp_r
     return ap;
 }
 
-/* Constants from agent_info.csv where present (METRICS.md §1). A value more
+/* Constants from agent_info.csv where present (docs/design.md §14). A value more
  * than 16x above or 64x below the profile's (a CPX partition has 1/8 of the
  * CUs) cannot be this GPU: it is not used, and a warning says so. */
 static void agent_overrides(struct arch_profile *ap, const struct rp_agent *ag, struct strv *warn)

@@ -1,5 +1,5 @@
 /* cmd_vectors.c - 'benchrun vectors PROF_DIR': binned telemetry vectors of a
- * power run (METRICS.md §9), written to PROF_DIR/sampling_vectors.json (or
+ * power run (docs/design.md §9), written to PROF_DIR/sampling_vectors.json (or
  * --out) atomically. The work is in src/vectors/; this file parses options,
  * runs it and prints a short summary on stdout. */
 #include "cli/cli.h"

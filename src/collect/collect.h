@@ -2,17 +2,17 @@
  *
  * A collector turns "collect these counters into this folder under this
  * name" or "trace kernels into this folder" into an argv prefix that
- * launch.sh execs before "${APP_CMD[@]}" (DESIGN.md §6), and says which files
+ * launch.sh execs before "${APP_CMD[@]}" (docs/design.md §2), and says which files
  * it leaves. Stages never name a profiler: they pick a row of
  * br_collectors[] by name or vendor.
  *
- * Output layout every collector must produce (DESIGN.md §5, the analysis
+ * Output layout every collector must produce (docs/design.md §5, the analysis
  * readers depend on it):
  *   <dir>/<name>[_<pid>]_counter_collection.csv   (pmc pass)
  *   <dir>/<name>[_<pid>]_kernel_trace.csv         (pmc pass and trace)
  * or, rocprofv3 with format "rocpd", one SQLite database per process
  *   <dir>/<name>[_<pid>]_results.db               (both; read/rocpd.h)
- * in the rocprofv3 7.x CSV schemas (notes/rocprofv3-formats.md), timestamps
+ * in the rocprofv3 7.x CSV schemas (docs/design.md §11), timestamps
  * in CLOCK_BOOTTIME ns. With NTASKS > 1 each process must write its own
  * files (the _<pid> part), or ranks overwrite one another.
  *

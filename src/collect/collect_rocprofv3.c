@@ -1,6 +1,6 @@
 /* collect_rocprofv3.c - AMD rocprofv3 (ROCm 6.2 - 7.x) as a collector.
  *
- * Facts (notes/rocprofv3-formats.md, from ROCm/rocprofiler-sdk sources):
+ * Facts (docs/design.md §11, from ROCm/rocprofiler-sdk sources):
  *   6.3+: rocprofv3 --pmc C1 C2 ... --kernel-trace --memory-copy-trace
  *         --output-format csv -d DIR -o NAME -- app   (one pass per run; csv
  *         must be asked for on 7.x, whose default format is rocpd)

@@ -3,7 +3,7 @@
  * `benchrun compare`.
  *
  * The method is minos-analysis' dendrogram.py: one binned distribution per
- * workload (inst_power by default, METRICS.md §9), pairwise distances as
+ * workload (inst_power by default, docs/design.md §9), pairwise distances as
  * scipy.spatial.distance.pdist(X, 'cosine'), hierarchical clustering as
  * scipy.cluster.hierarchy.linkage(y, method='ward') on that condensed
  * matrix, and a dendrogram coloured at 0.7 x the largest merge height

@@ -2,7 +2,7 @@
  *
  * Owns: the loader script (one bash process per load), the NUL-separated
  * record stream it prints, field defaults and every validation message.
- * Field meanings: seed README "Configuring a workload"; DESIGN.md §4.
+ * Field meanings: seed README "Configuring a workload"; docs/conf.md.
  *
  * Record stream (bash writes it on fd 3, the conf's own stdout goes to
  * stderr so `echo` in a conf cannot corrupt it); every item ends with NUL:

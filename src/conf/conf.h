@@ -2,7 +2,7 @@
  *
  * A workload.conf is a bash file (variables, arrays, and the functions
  * stage_inputs, app_cmd, app_env) exactly as the seed flow defines it
- * (seed README "Configuring a workload"; DESIGN.md §4). benchrun never parses
+ * (seed README "Configuring a workload"; docs/conf.md). benchrun never parses
  * bash: br_conf_load runs ONE `bash --norc --noprofile` that checks the syntax
  * (bash -n), sources the conf with OUT_DIR set, calls app_cmd, and prints every
  * field NUL-separated on a private file descriptor (arrays element by element);
@@ -15,7 +15,7 @@
  * SAMPLE_GPUS (default 0..NGPUS-1), MODULES (array), ROCM_PATH, PROF_LT
  * (kept for seed confs; benchrun has its own sampler), SAMPLE_MS (positive
  * integer, default 1), REQUIRED_FILES (array), PERF_GREP (grep -E pattern).
- * Optional (DESIGN.md §4): VENDOR (amd|nvidia|none, default auto-detected;
+ * Optional (docs/conf.md): VENDOR (amd|nvidia|none, default auto-detected;
  * none = CPU-only workload, GPU checks skipped), ARCH, PARTITION, TIME_LIMIT,
  * COUNTERS (counter set name or JSON path), LAUNCHER (array or string; "none"
  * forces direct exec), NNODES (default 1), SAMPLE_BACKEND (default auto),
@@ -57,7 +57,7 @@ struct br_conf {
     struct strv required_files;
     char *perf_grep;        /* NULL when unset or empty */
 
-    /* optional fields (DESIGN.md §4, issue 4) */
+    /* optional fields (docs/conf.md, issue 4) */
     enum gpu_vendor vendor; /* VENDOR; GPU_VENDOR_UNKNOWN = auto (detected) */
     char *arch;             /* e.g. "gfx942"; NULL = auto */
     char *partition;        /* NULL when unset */

@@ -2,7 +2,7 @@
  *
  * A small line state machine: each line is split at its first ':' into a key
  * and a value (both trimmed); the key decides. Facts on the layouts come from
- * ../shared/notes/rocprofv3-formats.md (rocprofiler-sdk 6.2 / 6.4 staging /
+ * docs/design.md §11 (rocprofiler-sdk 6.2 / 6.4 staging /
  * 7.x sources); fixtures in tests/fixtures/amd/<version>/.
  */
 #include "counters/counterlist.h"

@@ -1,7 +1,7 @@
 /* counterlist.h - parser of `rocprofv3 --list-avail` / `-L` text: which GPUs,
  * which architectures, which counters each exposes.
  *
- * Layouts (../shared/notes/rocprofv3-formats.md "--list-avail text layouts"),
+ * Layouts (docs/design.md §11),
  * all parsed case-insensitively with any blanks around ':':
  *   6.2 (-L)        `gpu-agent<N>:\t<counter>` / `Description:` / `Block:` or
  *                   `Expression:` (derived) / `Dimensions:` / blank line.

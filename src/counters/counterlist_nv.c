@@ -10,7 +10,8 @@
  * `Unit.Config.` prefix, kept as is). Metrics used in profiles carry a rollup
  * (`dram__bytes_read.sum`): counterlist_find matches them by base name for this layout.
  * One GPU entry (id 0) holds the chip name, lower-cased: the arch profile name.
- * Facts: ../shared/data/h200/ncu-2025.3.1-query-metrics-gh100.txt.
+ * Facts: tests/fixtures/nvidia/gh100-base-metrics.txt (cut from ncu 2025.3.1
+ * --query-metrics on an H200).
  */
 #include "counters/counterlist.h"
 

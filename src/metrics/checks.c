@@ -1,4 +1,4 @@
-/* checks.c - the data checks of METRICS.md §8, each a warning in
+/* checks.c - the data checks of docs/design.md §8, each a warning in
  * mx_result.warn (never silently dropped): missing passes, counters with no
  * data, pass clocks outside the plausible range or far from the clock used
  * (clockcheck.c),

@@ -1,4 +1,4 @@
-/* clock.c - the sampled gfx clock (METRICS.md §3): mean gfx_clock_MHz of the
+/* clock.c - the sampled gfx clock (docs/design.md §7): mean gfx_clock_MHz of the
  * power run's telemetry samples that fall inside a running kernel, the
  * intervals being the merged kernel intervals of the power-run trace
  * (rp_power.busy_iv), with the seed's sample counts (all, inside the kernel

@@ -1,4 +1,4 @@
-/* clockcheck.c - the pass clock check of METRICS.md §8, judged where the
+/* clockcheck.c - the pass clock check of docs/design.md §8, judged where the
  * per-launch overhead of the clock counter does not matter.
  *
  * Why: in counter mode GRBM_GUI_ACTIVE counts a fixed ~14k-18k cycles per

@@ -1,6 +1,6 @@
 /* engine.c - metric rows per kernel and TOTAL from the aggregated passes and
- * the arch profile's expressions (contract in metrics.h; rules METRICS.md
- * §2-§7, slot meanings docs/arch-profile.md).
+ * the arch profile's expressions (contract in metrics.h; rules docs/design.md §6,
+ * §7 and §14, slot meanings docs/arch-profile.md).
  *
  * A counter slot of a kernel is its rate Σ value / Σ kernel time over the
  * passes that collected it for that kernel (rows seen); TOTAL uses the sums
@@ -313,7 +313,7 @@ static void find_slots(struct mx_ctx *x)
         if (ap->syms[s].kind == AS_VAR && ap->syms[s].index == AV_CLOCK_MHZ)
             x->clock_slot = s;
     }
-    /* Fallback clock: the row's own effective clock (METRICS.md §3). */
+    /* Fallback clock: the row's own effective clock (docs/design.md §7). */
     x->eff_clock_metric = mx_metric_index(ap, "eff_clock_MHz");
 }
 

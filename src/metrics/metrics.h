@@ -1,4 +1,4 @@
-/* metrics.h - the metric engine of `benchrun analyze` (METRICS.md §2-§8): the
+/* metrics.h - the metric engine of `benchrun analyze` (docs/design.md §6-§8): the
  * aggregated passes of a pmc run (read/rocprof.h) and the arch profile's
  * metric expressions (arch/arch.h) → one row of values per kernel + TOTAL,
  * top kernels, display names and the data checks as warnings.
@@ -39,7 +39,7 @@ struct mx_opts {
     size_t ninput_warn;
 };
 
-/* Per-pass figures for the report and the checks (METRICS.md §8). */
+/* Per-pass figures for the report and the checks (docs/design.md §8). */
 struct mx_pass {
     const char *name;
     const char *label;             /* the pass definition's label, or NULL */
@@ -127,14 +127,14 @@ int mx_metric_index(const struct arch_profile *ap, const char *name);
 /* Adds a warning (printf format) to res->warn. */
 void mx_warn(struct mx_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Display name of a kernel, the seed's short name (METRICS.md §2, rules in
+/* Display name of a kernel, the seed's short name (docs/design.md §6, rules in
  * names.c): rocclr:, LAMMPS "reduce Functor::Tag<...>", Kokkos::ParallelX,
  * else the first 80 characters. Allocated, never longer than full. */
 char *mx_display_name(const char *full);
 /* Makes names unique in place by appending " #2", " #3", ... */
 void mx_unique_names(char **names, size_t n);
 
-/* Sampled clock (METRICS.md §3): mean gfx_clock_MHz of the telemetry samples
+/* Sampled clock (docs/design.md §7): mean gfx_clock_MHz of the telemetry samples
  * of every file that fall inside a merged kernel interval of the power run
  * (intervals [start, end], ns, any order). *n receives the samples used
  * (a gfx clock of 0 or below is no reading: left out). 0 (NaN when none

@@ -1,6 +1,6 @@
 /* mx_int.h - internals shared by the metric engine's files (engine.c: slots
  * and evaluation; rows.c: rows, engine variables, time shares, top kernels;
- * checks.c: METRICS.md §8 data checks, clockcheck.c the pass clock's;
+ * checks.c: docs/design.md §8 data checks, clockcheck.c the pass clock's;
  * timebase.c: the kernel times rates divide by). Not a public interface. */
 #ifndef BR_METRICS_MX_INT_H
 #define BR_METRICS_MX_INT_H

@@ -2,7 +2,7 @@
  * variables of every row, as the seed defines them: time (mean over the
  * passes present) and its share, launches and their time from one pass (the
  * profile's launch_counter), the row order (counter-pass time), top kernels
- * by the power-run share when given (METRICS.md §7), unprofiled time, GPU
+ * by the power-run share when given (docs/design.md §6), unprofiled time, GPU
  * busy %, clock. */
 #include "metrics/mx_int.h"
 

@@ -7,7 +7,7 @@
  * Its counts are right but its time is not the application's, so its kernels
  * are timed from the uninstrumented passes instead: their mean time per launch
  * of the same kernel x this pass's launches. Per kernel, never joined by
- * launch (METRICS.md §2). A kernel seen only in instrumented passes keeps its
+ * launch (docs/design.md §6). A kernel seen only in instrumented passes keeps its
  * slowed time, with a warning.
  */
 #include "metrics/mx_int.h"

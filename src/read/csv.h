@@ -6,7 +6,7 @@
  * allocating. Knows nothing about column meanings (rocprof.h does).
  *
  * rocprofv3 quirks handled (sources: rocprofiler-sdk csv.hpp, see
- * ../shared/notes/rocprofv3-formats.md): every string field is in double
+ * docs/design.md §11): every string field is in double
  * quotes and embedded '"' are NOT escaped; numbers are bare; CRLF or LF line
  * ends; the last line may lack its newline, or be cut short by a killed job.
  *

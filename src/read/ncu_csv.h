@@ -1,6 +1,6 @@
 /* ncu_csv.h - reader for Nsight Compute raw-page CSV (`ncu --csv --page raw --print-units base`).
  *
- * Format (recorded with ncu 2025.3.1 on an H200, ../shared/data/h200/): every
+ * Format (recorded with ncu 2025.3.1 on an H200: tests/fixtures/nvidia/ncu-2025.3.1/): every
  * field in double quotes ("" inside a field is a literal quote); row 1 is the
  * header ("ID","Process ID",…,"Kernel Name",…,"Block Size","Grid Size",
  * "Device",…, then one column per metric with its rollup, e.g.

@@ -1,5 +1,5 @@
 /* rocprof.h - rocprofv3 results (ROCm 6.2 - 7.x CSV) read into the aggregated
- * model of METRICS.md §2: per pass, per kernel name, Σ counter values, Σ
+ * model of docs/design.md §6: per pass, per kernel name, Σ counter values, Σ
  * durations, launches; plus the power run's kernel trace.
  *
  * Owns: layout detection from the header (never by position), the per-row
@@ -7,7 +7,7 @@
  * file-set discovery in pass folders, multi-process runs, and aggregation while
  * reading (no object per row; kernel names interned once).
  *
- * Layouts (column sets; see ../shared/notes/rocprofv3-formats.md):
+ * Layouts (column sets; see docs/design.md §11):
  *   counter_collection  6.2 (15 cols, integer values, no timestamps),
  *                       6.3 (18: + Kernel_Id, Start/End_Timestamp),
  *                       6.4 and 7.x (19: + Accum_VGPR_Count).
@@ -18,7 +18,7 @@
  * or a header without rows is an error. A malformed last line without a
  * newline (killed job) is dropped with a warning and counted in `truncated`.
  *
- * Keys (METRICS.md §2): a launch is (file, Dispatch_Id); 6.2 counter files
+ * Keys (docs/design.md §6): a launch is (file, Dispatch_Id); 6.2 counter files
  * have no timestamps, so their durations are joined from the kernel trace of
  * the same file set on Correlation_Id. Durations are counted once per launch
  * although there is one row per (launch, counter). Launch ids are never
@@ -80,7 +80,7 @@ struct rp_pass {
 
     uint64_t launches_total;    /* Σ launches[k] */
     double dur_ns_total;        /* Σ dur_ns[k] */
-    /* Data checks (METRICS.md §8) from the pass's own kernel traces. */
+    /* Data checks (docs/design.md §8) from the pass's own kernel traces. */
     uint64_t trace_launches;    /* dispatches in the traces */
     uint64_t uncounted_launches;/* trace dispatches without counter rows */
     double trace_ns;            /* Σ trace durations */
@@ -207,7 +207,7 @@ struct rp_power {
     uint64_t truncated;
     /* Merged busy intervals [start, end] (ns pairs) of every GPU: each GPU's
      * in start order, GPUs one after another (the metric engine's sampled
-     * clock keeps the telemetry samples inside them, METRICS.md §3). */
+     * clock keeps the telemetry samples inside them, docs/design.md §7). */
     int64_t *busy_iv;
     size_t nbusy_iv, busy_cap;
     /* Memory copies and sets of the same traces (read/rpcopy.h), and each
@@ -231,7 +231,7 @@ int rp_power_load(struct rp_power *pw, struct intern *names, const char *path);
 int rp_power_load_launches(struct rp_power *pw, struct intern *names, const char *path);
 void rp_power_release(struct rp_power *pw);
 /* GPU busy % = 100 × busy / (last end − first start), per GPU, averaged
- * (METRICS.md §3): a kernel or a copy running; the span from its first to
+ * (docs/design.md §7): a kernel or a copy running; the span from its first to
  * its last kernel or copy. NaN with no dispatches. The _kernels variants:
  * kernels only, over the same span. */
 double rp_power_busy_pct(const struct rp_power *pw);
@@ -254,7 +254,7 @@ void rp_power_add_copies(struct rp_power *pw);
  * for agent (one of rp_copy_gpus), or UINT32_MAX. */
 uint32_t rp_copy_gpu(const struct rp_power *pw, const struct rp_copy *c, int32_t agent);
 
-/* Kernel window of a power run for the telemetry vectors (METRICS.md §9):
+/* Kernel window of a power run for the telemetry vectors (docs/design.md §9):
  * [first kernel start, last kernel end] in ns over all kernel_trace files
  * under path (file or folder, as rp_power_load). 0, 1 when no dispatch was
  * found (window unset), -1 on error (printed). */

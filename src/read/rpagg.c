@@ -1,5 +1,5 @@
 /* rpagg.c - per-file-set aggregation of rocprofv3 counter and kernel-trace
- * rows (contract in rpagg.h; aggregation rule from METRICS.md §2).
+ * rows (contract in rpagg.h; aggregation rule from docs/design.md §6).
  *
  * Hot path: one csv_split_free per row (the kernel name is never scanned:
  * fields left of it are split left to right, fields right of it right to

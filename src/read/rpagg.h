@@ -11,7 +11,7 @@
  * negative, 2^64-1 and above: a 64-bit all-ones "no value") and a counter row
  * repeated for the same launch (counters 0-63 of a file set are tracked) are
  * left out of the sums and counted, with the first file:line, for the data
- * checks (METRICS.md §8): never summed silently.
+ * checks (docs/design.md §8): never summed silently.
  *
  * Launch identity: (file, Dispatch_Id), or Correlation_Id when the counter
  * file has no timestamps (6.2) or the trace has no Dispatch_Id (6.2), so that

@@ -1,7 +1,7 @@
 /* rplayout.h - rocprofv3 CSV header → column map and layout (release) label.
  *
  * The known columns of counter_collection, kernel_trace and agent_info files
- * (ROCm 6.2 – 7.x, ../shared/notes/rocprofv3-formats.md) are found by name in
+ * (ROCm 6.2 – 7.x, docs/design.md §11) are found by name in
  * the header, ignoring case; positions never matter, unknown columns are
  * ignored; memory_copy_trace files are told by their Direction column
  * (read/rpcopy.h). rocpd2csv (rocpd convert) writes title-case names (Lds_Block_Size,

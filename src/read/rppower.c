@@ -1,6 +1,6 @@
 /* rppower.c - the power run's kernel trace: per-kernel unprofiled time and
  * launches, GPU busy % from interval unions per (file, agent), the kernel
- * window (contract in rocprof.h; GPU busy definition: METRICS.md §3; the
+ * window (contract in rocprof.h; GPU busy definition: docs/design.md §7; the
  * copies' share of it: rpbusy.c).
  *
  * Kernels overlap normally in an unprofiled run, so busy time is the length

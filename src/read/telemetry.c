@@ -1,4 +1,4 @@
-/* telemetry.c - streaming reader of the sampler's telemetry CSV (METRICS.md §10).
+/* telemetry.c - streaming reader of the sampler's telemetry CSV (docs/design.md §10).
  *
  * Owns: line framing over a file descriptor or a memory buffer (large block
  * reads, one buffer that grows only for an over-long line), the metadata line,

@@ -1,4 +1,4 @@
-/* telemetry.h - streaming reader of the sampler's telemetry CSV (METRICS.md §10).
+/* telemetry.h - streaming reader of the sampler's telemetry CSV (docs/design.md §10).
  *
  * File layout (written by `benchrun sample`, seed-compatible):
  *   line 1  metadata: key=value pairs separated by blanks, commas or semicolons,

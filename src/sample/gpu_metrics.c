@@ -2,7 +2,7 @@
  *
  * Owns: the C mirrors of the kernel's struct gpu_metrics_v1_4 ... v1_8, their
  * offsets (checked at compile time against the byte offsets in
- * shared/notes/telemetry-interfaces.md), and the v1.9 attribute walker.
+ * docs/design.md §11), and the v1.9 attribute walker.
  *
  * Facts (Linux drivers/gpu/drm/amd/include/kgd_pp_interface.h, kernels
  * 6.7-6.19; smu_cmn.h DECLARE_SMU_METRICS_CLASS for v1.9; smu_v13_0_6_ppt.c):
@@ -18,7 +18,7 @@
  *
  * gfx clock: the mean over the XCCs that report one (all-ones entries are
  * unused XCCs in partition modes). A kernel spread over all XCCs advances at
- * their mean clock, which is what cycles = time x clock needs (METRICS.md §3);
+ * their mean clock, which is what cycles = time x clock needs (docs/design.md §7);
  * the max is also returned (one fast XCC overstates a throttled socket).
  * Little-endian hosts only (x86-64, aarch64), like the kernel ABI it mirrors.
  */
@@ -150,7 +150,7 @@ struct gm_v1_6 { GM_V16_BODY(struct xcp_v1_0, GM_NOTHING, GM_NOTHING) };
 struct gm_v1_7 { GM_V16_BODY(struct xcp_v1_1, GM_MEM_MAX_BW, GM_XGMI_STATUS) };
 struct gm_v1_8 { GM_V16_BODY(struct xcp_v1_2, GM_MEM_MAX_BW, GM_XGMI_STATUS) };
 
-/* Offsets and sizes from shared/notes/telemetry-interfaces.md. */
+/* Offsets and sizes from docs/design.md §11. */
 #define OFF(T, F, N) _Static_assert(offsetof(struct T, F) == (N), #T "." #F " offset")
 OFF(gm_v1_4, curr_socket_power, 10);
 OFF(gm_v1_4, energy_accumulator, 24);

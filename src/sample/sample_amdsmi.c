@@ -8,7 +8,7 @@
  * states 15.3 uJ, the exact unit is 15.2587890625 uJ), current_gfxclks[]
  * (mean over the XCCs that report one, as in sample_amdgpu.c), current_uclk,
  * temperature_hotspot / _mem / _edge (C), system_clock_counter (boottime ns),
- * firmware_timestamp. Facts: ROCm amdsmi.h 6.3 / 7.x, notes/telemetry-interfaces.md.
+ * firmware_timestamp. Facts: ROCm amdsmi.h 6.3 / 7.x, docs/design.md §11.
  *
  * Device numbering: amd-smi ignores ROCR/HIP_VISIBLE_DEVICES and has its own
  * order, so GPU `index` is first mapped like the amdgpu backend (KFD topology,

@@ -22,7 +22,7 @@
  * driver 580), so the telemetry file has no source timestamp for NVML and the
  * refreshed flag comes from value changes. BENCHRUN_NVML_LIBRARY overrides
  * the library name (tests).
- * Values refresh only every ~100 ms on the H200 (measured; notes/telemetry).
+ * Values refresh only every ~100 ms on the H200 (measured; docs/design.md §11).
  *
  * Device numbering is CUDA's: NVML devices sorted by PCI domain/bus/device
  * (CUDA_DEVICE_ORDER=PCI_BUS_ID; the default FASTEST_FIRST gives the same

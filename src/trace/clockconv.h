@@ -1,6 +1,6 @@
 /* clockconv.h - convert timestamps of another clock (CUPTI's) to CLOCK_BOOTTIME ns.
  *
- * Every timestamp benchrun writes is CLOCK_BOOTTIME ns (DESIGN.md §6), the
+ * Every timestamp benchrun writes is CLOCK_BOOTTIME ns (docs/design.md §2), the
  * domain of rocprofv3's kernel timestamps. CUPTI stamps activity records with
  * its own clock (cuptiGetTimestamp). We read both clocks together at several
  * moments (start, each flush, end): each reading is a clk_point. Between two

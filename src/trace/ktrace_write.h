@@ -3,7 +3,7 @@
  * Owns the exact on-disk schemas that the NVIDIA collectors (the CUPTI injection
  * library and the ncu converter) write, so that the readers, analysis, power and
  * vectors stages consume NVIDIA runs unchanged. Schemas and number formats are
- * rocprofv3 7.x's (../shared/notes/rocprofv3-formats.md, csv.hpp of
+ * rocprofv3 7.x's (docs/design.md §11, csv.hpp of
  * rocprofiler-sdk): strings in double quotes (inner quotes not escaped), numbers
  * unquoted, counter values >= 1 as %.6f and < 1 as %.8e.
  *

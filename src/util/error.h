@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* Exit statuses of the command line (DESIGN.md §3). */
+/* Exit statuses of the command line (docs/design.md §13). */
 enum br_exit { BR_EXIT_OK = 0, BR_EXIT_FAIL = 1, BR_EXIT_USAGE = 2 };
 
 /* Prints "benchrun: <msg>\n" to stderr; always returns -1. */

@@ -1,7 +1,7 @@
 /* binning.c - numpy.arange edges, bin lookup and Python round() for the
- * telemetry vectors (METRICS.md §9). Contract and sources in binning.h.
+ * telemetry vectors (docs/design.md §9). Contract and sources in binning.h.
  *
- * The vector table restates METRICS.md §9 (the binning of minos-analysis
+ * The vector table restates docs/design.md §9 (the binning of minos-analysis
  * dendrogram.py calculate_power_distribution, as the seed's
  * build_sampling_json.py implements it). The TDP itself is not here: it comes
  * from the arch profile ("tdp_W") or --tdp.

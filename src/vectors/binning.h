@@ -1,4 +1,4 @@
-/* binning.h - Minos dendrogram binning of telemetry samples (METRICS.md §9),
+/* binning.h - Minos dendrogram binning of telemetry samples (docs/design.md §9),
  * bit-exact with numpy.arange edges and Python's round().
  *
  * A vector spec bins x = value / reference: samples with x >= lo (the first
@@ -31,7 +31,7 @@ struct vec_spec {
     const char *unit;          /* unit of x, e.g. "fraction of TDP" */
 };
 
-/* The five vectors of METRICS.md §9, in output order. */
+/* The five vectors of docs/design.md §9, in output order. */
 #define VEC_NSPECS 5
 extern const struct vec_spec vec_specs[VEC_NSPECS];
 

@@ -1,4 +1,4 @@
-/* vectors.c - binning of a power run's telemetry into vectors (METRICS.md §9).
+/* vectors.c - binning of a power run's telemetry into vectors (docs/design.md §9).
  *
  * Owns vec_compute(): one streaming pass over each telemetry file (no sample
  * is stored), the kernel-window trim (per node when the run has node trace

@@ -1,4 +1,4 @@
-/* vectors.h - telemetry vectors of a power run (METRICS.md §9): the model
+/* vectors.h - telemetry vectors of a power run (docs/design.md §9): the model
  * behind `benchrun vectors PROF_DIR` and sampling_vectors.json.
  *
  * A power run folder (prof-<jobid>/) holds one telemetry CSV per GPU,

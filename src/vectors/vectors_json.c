@@ -242,7 +242,7 @@ static void write_sampling(struct jsonw *w, const struct vec_result *r)
     jw_key(w, "sampling_detail");
     jw_obj_begin(w);
     jw_kstr(w, "description", "one telemetry CSV per GPU written by the sampler "
-                              "(METRICS.md §10); timestamps CLOCK_BOOTTIME ns; "
+                              "(docs/design.md §10); timestamps CLOCK_BOOTTIME ns; "
                               "inst_power = energy delta / time delta");
     jw_kstr(w, "backend", backend);
     jw_knum(w, "requested_interval_ms", iv->requested_ms);

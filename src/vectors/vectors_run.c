@@ -6,7 +6,7 @@
  * Names: `benchrun sample` writes profiling_result_<prefix>_<gpu>.csv, or
  * profiling_result_<prefix>_<node>_<gpu>.csv with --node (issue 4); the
  * NVIDIA driver's own samples go to ..._<gpu>_driver_power.csv, which is not
- * a telemetry CSV of METRICS.md §10 and is skipped. The GPU index is the last
+ * a telemetry CSV of docs/design.md §10 and is skipped. The GPU index is the last
  * "_<digits>" of the name; a node name comes from the metadata key "node"
  * (the sampler writes node=none on one node), else from what remains after
  * the common prefix (the tag) of all files.

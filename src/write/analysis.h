@@ -1,5 +1,5 @@
 /* analysis.h - the outputs of `benchrun analyze` (seed-compatible names,
- * ../shared/notes/seed-output-formats.md): per_kernel_metrics.csv,
+ * docs/design.md §11): per_kernel_metrics.csv,
  * top_kernels.csv, summary.json and report.md, each written atomically
  * (fs_atomic_*) into the output folder.
  *

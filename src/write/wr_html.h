@@ -1,7 +1,7 @@
 /* wr_html.h - analysis/report.html: one self-contained page (inline CSS and
  * inline SVG, no script, no network) with the whole-run table, the warnings,
  * the top kernels, a roofline plot, the power-run power/clock timeline and
- * the telemetry vectors (DESIGN.md §6 writers).
+ * the telemetry vectors (a writer of docs/design.md §2).
  *
  * Owns: HTML escaping, the SVG plots (wr_svg.c) and min/max decimation of a
  * sampled line (at most 2 points per pixel bucket, spikes kept).

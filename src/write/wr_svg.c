@@ -1,7 +1,7 @@
 /* wr_svg.c - the inline SVG plots of report.html (wr_html.h): the roofline
  * (log-log, arithmetic intensity AI_all FLOP/B vs achieved TFLOPs_all, memory
  * roof PEAK_MEM_BW x AI, compute roofs at each top kernel's peak_TFLOPs_mix),
- * bar charts of the sampling_vectors.json vectors (METRICS.md §9), and the
+ * bar charts of the sampling_vectors.json vectors (docs/design.md §9), and the
  * min/max decimator the timeline (wr_timeline.c) shares.
  * Units: TB/s x FLOP/B = TFLOP/s. */
 #include "write/wr_html.h"

@@ -7,7 +7,7 @@ usage: gen_selfcheck.py PMC_DIR [PROF_DIR]
 Reads every counter_collection / kernel_trace CSV of PMC_DIR (columns by
 header name; the Kernel_Name field found from the column count, so commas and
 unescaped quotes inside it are fine), sums counters, durations and launches
-per pass and kernel (METRICS.md §2: durations once per dispatch, 6.2 durations
+per pass and kernel (docs/design.md §6: durations once per dispatch, 6.2 durations
 joined from the trace on Correlation_Id per file set), takes the clock from
 PROF_DIR's telemetry samples inside the union of its kernel intervals (else
 GRBM_GUI_ACTIVE / N_XCC / D), recomputes a set of metrics per kernel and for
@@ -95,7 +95,7 @@ def power(prof):
 
 
 def metrics(c, d, clock):
-    """A subset of METRICS.md from per-pass sums c[pass][counter], d[pass]."""
+    """A subset of docs/design.md §14 from per-pass sums c[pass][counter], d[pass]."""
     def r(p, n):
         return c[p][n] / d[p] if d.get(p) and n in c[p] else float("nan")
     cyc = clock / 1000 * N_CU

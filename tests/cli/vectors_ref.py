@@ -7,7 +7,7 @@
   vectors_ref.py check DIR JSON [--no-trim] [--per-gpu] [--tdp W]
                                     recompute every vector with numpy.arange and
                                     Python round() (the minos dendrogram.py
-                                    algorithm, METRICS.md §9) and compare with
+                                    algorithm, docs/design.md §9) and compare with
                                     the JSON exactly; exit 1 on any difference
 
 Reads the CSVs with the csv module and float() (correctly rounded), never with

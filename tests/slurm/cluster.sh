@@ -20,7 +20,7 @@
 # (SlurmdParameters=config_overrides), so tests can run jobs concurrently on a
 # 2-core CI machine, and BR_SLURM_GPUS fake GPUs (gres/gpu; File= symlinks to
 # /dev/null, since slurmd 22.05 drops file-less or regular-file GPUs).
-# Facts measured on Debian 12, slurm-wlm 22.05.8 (see ../shared/notes/slurm-local.md):
+# Facts measured on Debian 12, slurm-wlm 22.05.8 (on the CI machine, 2026-11-29):
 # MinJobAge=86400 keeps finished jobs in `scontrol show job`; kill_invalid_depend
 # cancels an afterok job whose parent failed (instead of PENDING forever);
 # KillWait (BR_SLURM_KILLWAIT, default 5 s; Slurm's default is 30) is the gap

@@ -2,7 +2,7 @@
  *
  * Writes what `benchrun pmc` (rocprofv3 --pmc ... --kernel-trace) and
  * `benchrun power` leave on disk, for any release layout, so that every metric
- * of METRICS.md has a value known in advance:
+ * of docs/design.md §14 has a value known in advance:
  *   PMC_DIR/counters.json                      the passes used (arch-profile schema)
  *   PMC_DIR/<pass>/<pass>[_<pid>]_counter_collection.csv
  *   PMC_DIR/<pass>/<pass>[_<pid>]_kernel_trace.csv
@@ -12,17 +12,17 @@
  *                                              launches the plan profiles, trace of all)
  *   PROF_DIR/ktrace_<tag>/<pid>_kernel_trace.csv, PROF_DIR/profiling_result_<tag>_<gpu>.csv
  *                                              (--power PROF_DIR)
- * File formats follow /work/shared/notes/rocprofv3-formats.md (csv.hpp writing
+ * File formats follow docs/design.md §11 (csv.hpp writing
  * rules: strings quoted, inner '"' not escaped, numbers bare, floats >= 1 as
  * %.6f and < 1 as %.8e, 6.2 counter values integers, Agent_Id `4` in 6.x and
- * `"Agent 4"` in 7.x) and METRICS.md §10 (telemetry CSV).
+ * `"Agent 4"` in 7.x) and docs/design.md §10 (telemetry CSV).
  *
  * The hidden model: kernel k has a base launch duration d_k (ns) and, for
  * every counter c, an integer count n_k[c] per base launch. Launch i of a
  * kernel lasts s*d_k with s in {1,2,3} and reports s*n_k[c], so the counter
  * rate C/D of every pass is exactly n_k[c]/d_k whatever the launch counts
  * (which jitter between passes with --jitter). expected.json is computed from
- * those rates with METRICS.md's formulas by this file alone (gen_expect_*),
+ * those rates with the formulas of docs/design.md §14 by this file alone (gen_expect_*),
  * independently of src/metrics: it never links or calls the metric engine.
  * Counts are integers, so 6.2 integer values and 6.3+ doubles are exact.
  *
@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- MI300X constants (METRICS.md §1; the generator's own copy) ---- */
+/* ---- MI300X constants (docs/design.md §14; the generator's own copy) ---- */
 #define N_XCC 8
 #define N_CU 304
 #define N_SIMD 1216
@@ -220,7 +220,7 @@ static char *kernel_name(int k, int min_len)
     return sb_detach(&sb);
 }
 
-/* ---- physical limits (METRICS.md §4), the generator's own implementation ---- */
+/* ---- physical limits (docs/design.md §14), the generator's own implementation ---- */
 static int ceil_to(int x, int m) { return (x + m - 1) / m * m; }
 
 static int max_waves_cu(int vgpr, int agpr, int lds, const int wg[3])
@@ -621,7 +621,7 @@ static int write_agent_info(const struct gen *g, const char *path)
     return close_out(fp, path);
 }
 
-/* ---- expected values: METRICS.md formulas over the hidden rates ---- */
+/* ---- expected values: docs/design.md §14 formulas over the hidden rates ---- */
 struct mctx {
     double R[NCTR];          /* counts per ns */
     bool have[NCTR];         /* collected and not dropped */

@@ -4,7 +4,7 @@
  *                            this tool's output, checked by tests/cli/0601)
  *
  * Each gpu_metrics blob is laid out with the byte offsets stated in
- * shared/notes/telemetry-interfaces.md (from the kernel's
+ * docs/design.md §11 (from the kernel's
  * kgd_pp_interface.h), written here as numbers, independently of the C
  * structs the decoder declares: a wrong struct in src/sample/gpu_metrics.c
  * fails the unit tests instead of agreeing with itself. Unfilled bytes are
@@ -33,7 +33,7 @@ struct layout {
     size_t hotspot, mem, power, energy, sysclk, fwts, gfxclk, uclk;
 };
 
-/* Offsets from notes/telemetry-interfaces.md. */
+/* Offsets from docs/design.md §11. */
 static const struct layout layouts[] = {
     { 4, 288, 4, 6, 10, 24, 32, 232, 240, 280 },
     { 5, 360, 4, 6, 10, 88, 96, 304, 312, 352 },

@@ -1,6 +1,6 @@
-/* test_arch.c - arch profiles: gfx942.json loads and equals METRICS.md §1;
+/* test_arch.c - arch profiles: gfx942.json loads and equals docs/design.md §14;
  * expressions (precedence, NaN, x/0, functions); max waves per CU examples of
- * METRICS.md §4 evaluated from the profile's own expressions; malformed
+ * docs/design.md §14 evaluated from the profile's own expressions; malformed
  * profiles name the file, the JSON path and what is wrong. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,7 +181,7 @@ static void test_constants(void **st)
     assert_int_equal(arch_set_const(ap, "N_CU", 38, "agent_info Cu_Count"), 0);
     assert_true(arch_const(ap, "N_SIMD") == 152);
     /* ... and the compute peaks are the partition's: 38/304 of the device's
-     * (METRICS.md §1: 304 CU x FLOP/clk/CU x 2.1 GHz); memory stays */
+     * (docs/design.md §14: 304 CU x FLOP/clk/CU x 2.1 GHz); memory stays */
     assert_true(fabs(arch_const(ap, "PEAK_FP64_VALU") - 81.7 / 8) < 1e-12);
     assert_true(fabs(arch_const(ap, "PEAK_BF16_MFMA") - 1307.4 / 8) < 1e-12);
     assert_true(arch_const(ap, "PEAK_MEM_BW") == 5.3);
@@ -204,7 +204,7 @@ static void test_max_waves(void **st)
     (void)st;
     struct arch_profile *ap = arch_load(PROFILE, NULL, 0);
     assert_non_null(ap);
-    /* METRICS.md §4 examples */
+    /* docs/design.md §14 examples */
     assert_true(metric_for(ap, "max_waves_CU", 28, 4, 0, 256) == 32);
     assert_true(metric_for(ap, "max_waves_CU", 20, 132, 0, 256) == 12);
     assert_true(metric_for(ap, "max_waves_CU", 128, 0, 0, 256) == 16);

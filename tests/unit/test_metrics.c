@@ -7,7 +7,7 @@
  * everywhere, a kernel over a physical limit, the GRBM clock fallback, top
  * kernels, time spread and lost launches, display names, and the sampled
  * clock from a telemetry file. Expected values are written out from
- * METRICS.md here, not taken from the profile. */
+ * docs/design.md §14 here, not taken from the profile. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -208,7 +208,7 @@ static void test_per_kernel(void **st)
     NEAR(val(&f, 0, "Wave_issue_pct"), 10);
     NEAR(val(&f, 0, "clock_factor"), 1500.0 / 2100);
     NEAR(val(&f, 0, "eff_clock_MHz"), 1500);
-    /* max waves (METRICS.md §4 examples): 28 VGPR + 4 AGPR -> 32/CU; 128 VGPR
+    /* max waves (docs/design.md §14 examples): 28 VGPR + 4 AGPR -> 32/CU; 128 VGPR
      * -> 16, LDS 16 KiB x 4 waves/WG -> 16 */
     NEAR(val(&f, 0, "max_waves_CU"), 32);
     NEAR(val(&f, 1, "max_waves_CU"), 16);

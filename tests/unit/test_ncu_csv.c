@@ -1,5 +1,5 @@
 /* test_ncu_csv.c - the ncu raw-CSV reader and converter on recorded ncu 2025.3.1 output
- * (tests/fixtures/nvidia/ncu-2025.3.1/, cut from ../shared/data/h200/) and malformed input. */
+ * (tests/fixtures/nvidia/ncu-2025.3.1/, cut from recordings on an H200) and malformed input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* test_read_rocprof.c - rocprofv3 readers: layouts of every release (sample
- * rows of ../shared/notes/rocprofv3-formats.md), quotes in kernel names,
+ * rows of docs/design.md §11), quotes in kernel names,
  * CRLF, truncated last lines, malformed files, aggregation of file sets,
  * multi-process pass folders, 6.2 duration join, power-run busy %, rocpd2csv
  * files (real kernel trace, title-case names) and missing attribute columns. */
