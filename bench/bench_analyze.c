@@ -1,5 +1,5 @@
 /* bench_analyze.c - speed and memory of `benchrun analyze` against `cat` of the
- * same files, measured in one run (issue 3 targets).
+ * same files, measured in one run.
  *
  * Generates (tests/tools/gen_rocprof) the issue's benchmark run: 7.x layout, the
  * six seed passes, 68,000 launches per pass, ~1.4 GB of CSV, into a temporary

@@ -1,7 +1,7 @@
 /* bench_engine.c - cost of the metric engine and the writers of `benchrun
- * analyze` relative to the readers they follow (issue 3: the engine works on
+ * analyze` relative to the readers they follow (the engine works on
  * per-kernel aggregates, so it must add little). Times, in one process and one
- * run: rp_run_load (the baseline: h2's readers), mx_compute, and the four
+ * run: rp_run_load (the baseline: the readers), mx_compute, and the four
  * output files; prints each and its ratio to the reader time (median of
  * --reps). Data: a pmc folder, e.g. the one bench_analyze --keep leaves.
  *

@@ -65,7 +65,7 @@ fi
 __br_conf=$1 __br_rundir=$2 __br_outdir=$2
 if [ $__br_setup = 1 ]; then shift 2; else __br_outdir=$3; shift 3; fi
 __br_collector=("$@")
-# Multi-node power runs (issue 4): @NODE@ in a collector argument becomes this
+# Multi-node power runs: @NODE@ in a collector argument becomes this
 # node's name, as the per-node sampler names it (e.g. -d ktrace_<tag>/@NODE@).
 if [[ "${__br_collector[*]}" == *@NODE@* ]]; then
     __br_node=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null || hostname)}

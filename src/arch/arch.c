@@ -788,7 +788,7 @@ char *arch_profile_names(void)
         base = base ? base + 1 : files.v[i];
         sb_addf(&sb, "%s%.*s", i ? ", " : "", (int)(strlen(base) - 5), base);
     }
-    strv_free(&files);
+    strv_release(&files);
     if (!sb.len)
         sb_adds(&sb, "none");
     return sb_detach(&sb);
@@ -935,7 +935,7 @@ void arch_free(struct arch_profile *ap)
     for (int i = 0; i < ap->npasses; i++) {
         free(ap->passes[i].name);
         free(ap->passes[i].label);
-        strv_free(&ap->passes[i].counters);
+        strv_release(&ap->passes[i].counters);
     }
     free(ap->passes);
     free(ap->launch_counter);
@@ -947,7 +947,7 @@ void arch_free(struct arch_profile *ap)
     free(ap->report);
     for (int i = 0; i < ap->nsets; i++) {
         free(ap->sets[i].name);
-        strv_free(&ap->sets[i].passes);
+        strv_release(&ap->sets[i].passes);
     }
     free(ap->sets);
     strv_free_n(ap->instr_prefix, ap->ninstr);

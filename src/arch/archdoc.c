@@ -227,7 +227,7 @@ static int expr_deps(struct doc *d, const char *src, struct mdeps *out)
     int rc = expr_names(src, &names);
     for (size_t i = 0; rc == 0 && i < names.n; i++)
         classify(d, names.v[i], out);
-    strv_free(&names);
+    strv_release(&names);
     return rc;
 }
 
@@ -278,7 +278,7 @@ static int metric_deps(struct doc *d, json_t *m, struct strv *srcs, struct mdeps
             return -1;
     }
     if (per_pass) {   /* one column per pass: every pass, not the first */
-        strv_free(&out->passes);
+        strv_release(&out->passes);
         strv_push(&out->passes, "each pass (one column per pass)");
     }
     return 0;
@@ -312,7 +312,7 @@ static int metric_row(struct doc *d, json_t *m, struct strbuf *out)
         sb_addf(out, " | %s |\n", total ? total : json_str(m, "label") ? "label" : "rates");
     }
     sb_release(&f);
-    strv_free(&srcs);
+    strv_release(&srcs);
     return rc;
 }
 
@@ -434,8 +434,8 @@ static void title_section(const struct arch_profile *ap, json_t *root, const cha
 static void doc_free(struct doc *d)
 {
     for (size_t i = 0; d->deps && i < json_array_size(d->metrics); i++) {
-        strv_free(&d->deps[i].passes);
-        strv_free(&d->deps[i].inputs);
+        strv_release(&d->deps[i].passes);
+        strv_release(&d->deps[i].inputs);
     }
     free(d->deps);
 }

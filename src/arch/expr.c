@@ -1,7 +1,7 @@
 /* expr.c - recursive-descent parser and tree evaluator for metric
  * expressions (grammar and NaN rules in expr.h).
  *
- * Bounded recursion (issue 15: expressions come from files): the parser
+ * Bounded recursion (expressions come from files): the parser
  * counts nesting (parentheses, function calls, unary operators) and refuses
  * more than EX_MAX_DEPTH levels; a run of operators of one precedence level
  * (a + b - c + ..., a * b / c ...) is one OP_CHAIN node folded left to right

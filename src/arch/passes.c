@@ -239,15 +239,15 @@ void arch_passes_release(struct arch_passes *p)
     for (size_t i = 0; i < p->n; i++) {
         free(p->v[i].name);
         free(p->v[i].label);
-        strv_free(&p->v[i].counters);
+        strv_release(&p->v[i].counters);
     }
     free(p->v);
     for (int i = 0; i < p->nblocks; i++)
         free(p->blocks[i]);
     free(p->blocks);
     free(p->block_limit);
-    strv_free(&p->metric_names);
-    strv_free(&p->metric_texts);
+    strv_release(&p->metric_names);
+    strv_release(&p->metric_texts);
     free(p->set);
     free(p->arch);
     free(p->source);

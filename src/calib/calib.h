@@ -7,7 +7,7 @@
  * (src/cli/cmd_calibrate.c) builds and runs them through the real stages; the
  * functions here only read files, so CI tests them without a GPU.
  *
- * Tolerances (issue 5): FLOPs ±0.1 %, DRAM bytes ±2 %, lanes active ±1 point,
+ * Tolerances: FLOPs ±0.1 %, DRAM bytes ±2 %, lanes active ±1 point,
  * achieved occupancy within the kernel's register limit, bound labels equal,
  * long-kernel power rise within one telemetry period of its start.
  */
@@ -93,7 +93,7 @@ struct br_calib_results {
     struct br_calib_result *v;
 };
 
-void br_calib_results_free(struct br_calib_results *r);
+void br_calib_results_release(struct br_calib_results *r);
 /* Adds a result (all strings copied; note may be NULL). */
 void br_calib_result_add(struct br_calib_results *r, const char *check, const char *expected,
                          const char *measured, const char *source,

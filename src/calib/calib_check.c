@@ -32,7 +32,7 @@ void br_calib_result_add(struct br_calib_results *r, const char *check, const ch
     };
 }
 
-void br_calib_results_free(struct br_calib_results *r)
+void br_calib_results_release(struct br_calib_results *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         free(r->v[i].check);
@@ -63,9 +63,9 @@ struct ctab {
 
 static void ctab_free(struct ctab *t)
 {
-    strv_free(&t->hdr);
+    strv_release(&t->hdr);
     for (size_t i = 0; i < t->nrows; i++)
-        strv_free(&t->rows[i]);
+        strv_release(&t->rows[i]);
     free(t->rows);
 }
 

@@ -164,7 +164,7 @@ static int trace_scan(struct csv_src *s, const char *name, bool first_only, stru
             continue;
         }
         uint64_t a, b;
-        if (csv_split_free(line, len, h.ncols, h.name, f) != h.ncols)
+        if (csv_split_freetext(line, len, h.ncols, h.name, f) != h.ncols)
             continue;   /* a cut last line: the reader of the analysis reports it */
         if (!span_is_kernel(&f[h.name], name) || csv_u64(&f[h.start], &a) != 0 ||
             csv_u64(&f[h.end], &b) != 0 || b < a)

@@ -137,7 +137,7 @@ int br_calib_build(struct br_calib_run *r)
     if (rc == 0)
         progress(r, "built %s for %s with %s (%.1f s)", r->exe, arch, cc, x.wall_s);
     stage_exec_result_release(&x);
-    strv_free(&argv);
+    strv_release(&argv);
     free(cc), free(src), free(arch), free(bindir), free(logdir), free(log);
     return rc;
 }
@@ -181,7 +181,7 @@ int br_calib_write_conf(struct br_calib_run *r)
     sb_adds(&sb, ")\n}\n");
     r->conf = fs_path_join(r->outdir, "calibrate.conf");
     int rc = fs_mkdir_p(results) == 0 ? fs_write_atomic(r->conf, sb.buf, sb.len) : -1;
-    strv_free(&args);
+    strv_release(&args);
     sb_release(&sb);
     free(results);
     return rc;
@@ -220,7 +220,7 @@ static char *new_dir(const char *results, const char *kind, const struct strv *b
     for (size_t i = 0; i < now.n && !found; i++)
         if (!strv_has(before, now.v[i]))
             found = fs_path_join(results, now.v[i]);
-    strv_free(&now);
+    strv_release(&now);
     return found;
 }
 
@@ -242,7 +242,7 @@ static int stage(struct br_calib_run *r, const char *name, const char *const *ar
                         code == 0 ? NULL : "stage failed: see its log");
     progress(r, "%s: exit %d, %.1f s (log %s)", name, code, x.wall_s, log);
     stage_exec_result_release(&x);
-    strv_free(&argv);
+    strv_release(&argv);
     free(self), free(log), free(check), free(meas);
     return code;
 }
@@ -259,7 +259,7 @@ static int conf_stage(struct br_calib_run *r, const char *kind, struct br_calib_
     int code = stage(r, kind, (const char *const[]){ kind, r->conf, NULL }, res);
     if (dir)
         *dir = new_dir(results, leaf, &before);
-    strv_free(&before);
+    strv_release(&before);
     free(results);
     return code;
 }
@@ -281,7 +281,7 @@ int br_calib_stages(struct br_calib_run *r, struct br_calib_results *res)
     if (r->prof_dir)
         strv_pushv(&a, (const char *const[]){ "--power", r->prof_dir, NULL });
     stage(r, "analyze", (const char *const *)a.v, res);
-    strv_free(&a);
+    strv_release(&a);
     return 0;
 }
 

@@ -475,7 +475,7 @@ static char **perf_files(const char *pmc_dir, const char *pass)
 }
 
 /* The last line of path matching re, with group 1 as a number in *secs.
- * Read line by line with a bounded buffer (issue 15): an app output of any
+ * Read line by line with a bounded buffer: an app output of any
  * size, lines of any length (the first 4 KiB of each are matched); a file
  * that is not regular (a FIFO) is skipped. */
 static char *perf_in_file(const regex_t *re, const char *path, double *secs)
@@ -697,7 +697,7 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
 static void state_free(struct an_state *s)
 {
     wr_set_abort(&s->tmp_dir);  /* not committed: a failed write leaves the old set whole */
-    strv_free(&s->input_warn);
+    strv_release(&s->input_warn);
     if (s->we.en)
         wr_energy_release(&s->we);
     en_release(&s->en);

@@ -211,7 +211,7 @@ int cmd_calibrate(int argc, char **argv)
     } else {
         rc = full_run(&r, o.build_only, &res);
     }
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     br_calib_run_release(&r);
     free(outdir);
     return rc;

@@ -267,7 +267,7 @@ int cmd_compare(int argc, char **argv)
         rc = (o.baseline ? run_baseline(&o) : run_compare(&o)) == 0 ? BR_EXIT_OK : BR_EXIT_FAIL;
     else if (rc == 1)
         rc = BR_EXIT_OK;
-    strv_free(&o.inputs);
-    strv_free(&o.analyses);
+    strv_release(&o.inputs);
+    strv_release(&o.analyses);
     return rc;
 }

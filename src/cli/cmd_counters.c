@@ -7,7 +7,7 @@
  *   check [--arch A] SET LIST  SET: a counter-set name of the arch profile or a
  *                            counters JSON file; LIST: the saved text. Prints
  *                            OK or the problems (exit 1 on problems).
- * The listers are a table (below) so the NVIDIA one (CUPTI host API, h6) is a
+ * The listers are a table (below) so the NVIDIA one (CUPTI host API) is a
  * new row, not new control flow. Parsing: read/counterlist.h; checks:
  * read/counterset.h.
  */
@@ -70,7 +70,7 @@ static int list_rocprofv3(struct strbuf *out)
 
 static const struct lister listers[] = {
     { "rocprofv3", have_rocprofv3, list_rocprofv3 },
-    { "cupti", cupti_list_available, cupti_list },   /* NVIDIA: trace/cupti_list.h (h10) */
+    { "cupti", cupti_list_available, cupti_list },   /* NVIDIA: trace/cupti_list.h */
     { NULL, NULL, NULL },
 };
 

@@ -97,7 +97,7 @@ static int doc_metrics(struct strv *arches, const char *file)
         rc = generate(&paths, from_share, &out);
     if (rc == 0)
         rc = write_out(file, &out);
-    strv_free(&paths);
+    strv_release(&paths);
     sb_release(&out);
     return rc < 0 ? BR_EXIT_FAIL : BR_EXIT_OK;
 }
@@ -121,11 +121,11 @@ int cmd_doc(int argc, char **argv)
         } else if (c == 'o') {
             file = optarg;
         } else if (c == 'h') {
-            strv_free(&arches);
+            strv_release(&arches);
             fputs(usage, stdout);
             return BR_EXIT_OK;
         } else {
-            strv_free(&arches);
+            strv_release(&arches);
             return cli_usage_error("doc", "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
@@ -137,6 +137,6 @@ int cmd_doc(int argc, char **argv)
         rc = cli_usage_error("doc", "unexpected argument '%s'", argv[optind + 1]);
     else
         rc = doc_metrics(&arches, file);
-    strv_free(&arches);
+    strv_release(&arches);
     return rc;
 }

@@ -71,7 +71,7 @@ int cmd_plain(int argc, char **argv)
     } else {
         rc = plain_run(&st, &app);
     }
-    strv_free(&app);
+    strv_release(&app);
     stage_release(&st);
     return rc;
 }

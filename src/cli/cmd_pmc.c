@@ -188,7 +188,7 @@ static void run_pass(struct pmc_run *r, const struct arch_pass *p, const struct 
     strv_init(&files);
     const char *suffix = br_rocprof_counter_suffix(r->format);
     int nfiles = fs_list_suffix(req->dir, suffix, &files);
-    strv_free(&files);
+    strv_release(&files);
     bool ok = x.exit_code == 0 && nfiles > 0;
     printf("pass %s: rc=%d, %.3f s, %d counter file%s%s%s\n", p->name, x.exit_code, x.wall_s,
            nfiles < 0 ? 0 : nfiles, nfiles == 1 ? "" : "s", x.reason ? ", " : "",
@@ -239,11 +239,11 @@ static int do_pass(struct pmc_run *r, const struct arch_pass *p)
         } else {
             run_pass(r, p, &app, &req);
         }
-        strv_free(&app);
+        strv_release(&app);
     }
     if (rc != 0)
         r->failed++;
-    strv_free(&col);
+    strv_release(&col);
     free(dir);
     return rc;
 }
@@ -390,7 +390,7 @@ static int finish(struct pmc_run *r)
     json_object_set_new(extra, "passes", json_incref(r->results));
     json_object_set_new(extra, "passes_failed", json_integer(r->failed));
     struct stage_exec_result sum = { .started = true, .exit_code = r->failed ? 1 : 0 };
-    if (r->stopped) {           /* the killed pass's reason first: "time limit" (issue 4) */
+    if (r->stopped) {           /* the killed pass's reason first: "time limit" */
         json_t *last = json_array_get(r->results, json_array_size(r->results) - 1);
         const char *why = json_string_value(json_object_get(last, "reason"));
         sum.reason = xasprintf("%s (stopped before all passes ran)", why ? why : "a signal");

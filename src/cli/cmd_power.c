@@ -129,7 +129,7 @@ static int tracer_argv(const struct stage *st, const char *ktrace, struct trace_
         .dir = ktrace, .name = st->conf.workload, .per_process = st->conf.ntasks > 1,
         .tool_version = tf->tool_version, .format = tf->format, .dry_run = st->dry_run,
     };
-    strv_free(out);
+    strv_release(out);
     return c->trace_argv(&req, out);
 }
 
@@ -155,7 +155,7 @@ static void sample_prefix(const struct stage *st, struct strv *out)
     strv_push(out, "--");
 }
 
-/* One node: sample [...] -- app. Several nodes (h7, issue 4): the app alone;
+/* One node: sample [...] -- app. Several nodes (stage/nodesamp.h): the app alone;
  * the samplers run as their own step (stage/nodesamp.h) and each node's
  * trace goes to ktrace_<tag>/<node>/. */
 static int build_argv(const struct stage *st, char **ktrace, struct trace_fmt *tf,
@@ -172,7 +172,7 @@ static int build_argv(const struct stage *st, char **ktrace, struct trace_fmt *t
     if (rc != 0)
         return -1;
     rc = stage_app_argv(st, NULL, tracer.n ? &tracer : NULL, &app);
-    strv_free(&tracer);
+    strv_release(&tracer);
     if (rc != 0)
         return -1;
     if (multi)
@@ -180,7 +180,7 @@ static int build_argv(const struct stage *st, char **ktrace, struct trace_fmt *t
     else
         sample_prefix(st, argv);
     strv_extend(argv, &app);
-    strv_free(&app);
+    strv_release(&app);
     return 0;
 }
 
@@ -206,7 +206,7 @@ static int exec_with_node_samplers(const struct stage *st, const struct strv *ar
         if (src != 0 && src != -1 && !killed)
             br_warn("the sampler step ended with status %d (see '%s')", src, slog);
     }
-    strv_free(&sargv);
+    strv_release(&sargv);
     free(slog);
     return rc;
 }
@@ -278,14 +278,14 @@ int cmd_power(int argc, char **argv)
                                "app through %s/%s)", st.conf.nnodes, st.rundir,
                                STAGE_SAMPLERS_STOP);
             stage_dry_run_print(&sargv);
-            strv_free(&sargv);
+            strv_release(&sargv);
         }
         stage_dry_run_print(&cmd);
         rc = BR_EXIT_OK;
     } else {
         rc = power_run(&st, &cmd, ktrace, &tf);
     }
-    strv_free(&cmd);
+    strv_release(&cmd);
     free(ktrace);
     free(tf.tool_version);
     stage_release(&st);

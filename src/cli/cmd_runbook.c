@@ -270,7 +270,7 @@ static void section_steps_3_7(struct rb *r)
                   "gfx_frequency and hotspot_temp, or says why one was skipped.");
 }
 
-/* Steps 3-5 through `benchrun submit` (issue 4), then what it runs by hand. */
+/* Steps 3-5 through `benchrun submit`, then what it runs by hand. */
 static void section_chain(struct rb *r)
 {
     struct strbuf *m = &r->md;
@@ -329,7 +329,7 @@ static int build(struct rb *r)
 
 static void rb_release(struct rb *r)
 {
-    br_conf_free(&r->c);
+    br_conf_release(&r->c);
     sb_release(&r->md);
     free(r->exe); free(r->scripts); free(r->arch); free(r->set);
     free(r->pmc_t); free(r->pmc_note);

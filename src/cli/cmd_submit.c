@@ -301,10 +301,10 @@ int cmd_submit(int argc, char **argv)
     int rc = BR_EXIT_FAIL;
     if (resolve_params(&c, &o, &p, &scripts, &exe, &plain, &notes) == 0)
         rc = o.dry_run ? dry_run(&p, &o, &notes) : submit_real(&p, &o, &notes);
-    strv_free(&notes);
+    strv_release(&notes);
     free(scripts);
     free(exe);
     submit_plain_run_release(&plain);
-    br_conf_free(&c);
+    br_conf_release(&c);
     return rc;
 }

@@ -124,11 +124,11 @@ int cmd_trace(int argc, char **argv)
                     res.exit_code, res.wall_s, n < 0 ? 0 : n, dir);
             rc = res.exit_code != 0 ? (res.exit_code > 255 ? 1 : res.exit_code)
                                     : (n > 0 ? BR_EXIT_OK : BR_EXIT_FAIL);
-            strv_free(&files);
+            strv_release(&files);
             stage_exec_result_release(&res);
         }
     }
-    strv_free(&cmd);
+    strv_release(&cmd);
     free(dir);
     return rc;
 }

@@ -28,8 +28,9 @@
  *      environment in `env` (launch.sh runs the prefix with execvp);
  *   4. implement fixup when the tool's own layout differs (moves files into
  *      the layout above);
- *   5. tests: tests/unit/test_collect.c checks the argv; a fake tool under
- *      tests/fakes/ that writes the files lets tests/cli run `benchrun pmc`;
+ *   5. tests: tests/unit/test_stage.c checks the argv (as test_rocprofv3_argv
+ *      does); a fake tool under tests/fakes/ that writes the files lets
+ *      tests/cli run `benchrun pmc`;
  *   6. document it in README.md (Commands > pmc / power).
  */
 #ifndef BR_COLLECT_H
@@ -85,8 +86,8 @@ struct br_collector_ops {
 };
 
 extern const struct br_collector_ops br_collector_rocprofv3;
-extern const struct br_collector_ops br_collector_cupti;   /* NVIDIA, in process (h10) */
-extern const struct br_collector_ops br_collector_ncu;     /* NVIDIA cross-check (h10) */
+extern const struct br_collector_ops br_collector_cupti;   /* NVIDIA, in process */
+extern const struct br_collector_ops br_collector_ncu;     /* NVIDIA cross-check */
 
 /* The registered collectors, NULL-terminated. */
 extern const struct br_collector_ops *const br_collectors[];

@@ -7,8 +7,8 @@
  * separators, ==PROF== lines: read/ncu_csv.h) into DIR/NAME_counter_collection.csv
  * (collect/ncu_convert.h: launches laid end to end from gpu__time_duration.sum,
  * which every gh100.json hardware pass has). ncu replays every kernel
- * (~110 ms per launch measured on an H200, issue 9): for a few hundred launches
- * at most; the cupti collector is the one for real runs. One log file per
+ * (~110 ms per launch measured on an H200, docs/validation.md): for a few
+ * hundred launches at most; the cupti collector is the one for real runs. One log file per
  * pass: with several processes their rows share it (no per-process files).
  * No trace_argv: ncu is not a tracer.
  */
@@ -77,7 +77,7 @@ static int ncu_fixup(const struct br_collect_req *req)
                 rc = rows < 0 ? -1 : br_error("cannot write '%s'", final);
             }
         }
-        ncu_table_free(&t);
+        ncu_table_release(&t);
     }
     free(log);
     free(leaf);

@@ -124,7 +124,7 @@ int cmp_analysis_open(const char *arg, bool need_csv, struct cmp_analysis *a)
 void cmp_analysis_release(struct cmp_analysis *a)
 {
     free(a->dir), free(a->csv);
-    csvtab_free(&a->t);
+    csvtab_release(&a->t);
     json_decref(a->summary);
     memset(a, 0, sizeof(*a));
 }
@@ -279,7 +279,7 @@ int cmp_baseline_build(const char *a, const char *b, const char *metrics,
     match_kernels(bl);
     match_whole(bl, &keep);
     int rc = check_keep(bl, &keep);
-    strv_free(&keep);
+    strv_release(&keep);
     return rc;
 }
 

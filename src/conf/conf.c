@@ -205,10 +205,10 @@ static int parse_stream(const char *buf, size_t len, struct raw *w)
 
 static void raw_release(struct raw *w)
 {
-    strv_free(&w->modules);
-    strv_free(&w->required_files);
-    strv_free(&w->launcher);
-    strv_free(&w->app_cmd);
+    strv_release(&w->modules);
+    strv_release(&w->required_files);
+    strv_release(&w->launcher);
+    strv_release(&w->app_cmd);
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -533,7 +533,7 @@ int br_conf_decode(const char *buf, size_t len, const char *conf_path, unsigned 
         rc = validate(&w, conf_path, flags, out);
     raw_release(&w);
     if (rc != 0)
-        br_conf_free(out);
+        br_conf_release(out);
     return rc;
 }
 
@@ -702,19 +702,19 @@ int br_conf_reload_app_cmd(struct br_conf *c, const char *out_dir)
         conf_err(c->path, "%s differs between two readings of the conf (a value computed from "
                           "the time, $RANDOM or a file that changes?); it must be the same every "
                           "time, since the conf is read again to start the app", diff);
-        br_conf_free(&tmp);
+        br_conf_release(&tmp);
         return -1;
     }
-    strv_free(&c->app_cmd);
+    strv_release(&c->app_cmd);
     c->app_cmd = tmp.app_cmd;
     memset(&tmp.app_cmd, 0, sizeof(tmp.app_cmd));
     free(c->out_dir);
     c->out_dir = xstrdup(out_dir);
-    br_conf_free(&tmp);
+    br_conf_release(&tmp);
     return 0;
 }
 
-void br_conf_free(struct br_conf *c)
+void br_conf_release(struct br_conf *c)
 {
     char **strs[] = { &c->path, &c->dir, &c->workload, &c->workload_desc, &c->profiling_dir,
                       &c->results_dir, &c->sample_gpus, &c->rocm_path, &c->prof_lt,
@@ -725,8 +725,8 @@ void br_conf_free(struct br_conf *c)
         free(*strs[i]);
         *strs[i] = NULL;
     }
-    strv_free(&c->modules);
-    strv_free(&c->required_files);
-    strv_free(&c->launcher);
-    strv_free(&c->app_cmd);
+    strv_release(&c->modules);
+    strv_release(&c->required_files);
+    strv_release(&c->launcher);
+    strv_release(&c->app_cmd);
 }

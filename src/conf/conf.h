@@ -57,7 +57,7 @@ struct br_conf {
     struct strv required_files;
     char *perf_grep;        /* NULL when unset or empty */
 
-    /* optional fields (docs/conf.md, issue 4) */
+    /* optional fields (docs/conf.md) */
     enum gpu_vendor vendor; /* VENDOR; GPU_VENDOR_UNKNOWN = auto (detected) */
     char *arch;             /* e.g. "gfx942"; NULL = auto */
     char *partition;        /* NULL when unset */
@@ -83,7 +83,7 @@ enum br_conf_flags {
 /* Loads and validates the conf at path. out_dir is the value OUT_DIR has
  * while app_cmd runs (the run folder for a run, the would-be folder for a
  * dry run); NULL gives "<RESULTS_DIR>/OUT_DIR". On success fills *out
- * (release with br_conf_free) and returns 0; on failure prints one error line,
+ * (release with br_conf_release) and returns 0; on failure prints one error line,
  * leaves *out released and returns -1. */
 int br_conf_load(const char *path, const char *out_dir, unsigned flags, struct br_conf *out);
 
@@ -101,7 +101,7 @@ int br_conf_decode(const char *buf, size_t len, const char *conf_path, unsigned 
  * prints one error naming the first missing one. */
 int br_conf_check_files(const struct br_conf *c);
 
-void br_conf_free(struct br_conf *c);
+void br_conf_release(struct br_conf *c);
 
 /* The bash script the loader runs (documented, exposed for tests). */
 extern const char br_conf_loader_script[];

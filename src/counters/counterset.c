@@ -171,9 +171,9 @@ void counterset_release(struct counterset *cs)
     for (size_t i = 0; i < cs->nlimits; i++)
         free(cs->limits[i].block);
     free(cs->limits);
-    strv_free(&cs->metric_ctr);
-    strv_free(&cs->metric_of);
-    strv_free(&cs->profile_ctr);
+    strv_release(&cs->metric_ctr);
+    strv_release(&cs->metric_of);
+    strv_release(&cs->profile_ctr);
     free(cs->name);
     free(cs->arch);
     free(cs->source);

@@ -172,7 +172,7 @@ void en_release(struct en_result *res)
     free(res->fit.group);
     free(res->fit.why_not);
     if (res->warn.v)
-        strv_free(&res->warn);
+        strv_release(&res->warn);
     free(res->col);
     free(res->gcol);
     free(res->gpu);

@@ -5,7 +5,7 @@
  * launch (per die) besides the kernel's own; a 6 us kernel at 2100 MHz then
  * reads 4.8 GHz, a 40 us one 2.5 GHz. A pass of short kernels reads far above
  * any real clock although nothing is wrong (a real MI300X GEMM run with 301
- * dispatches warned in every pass, issue 17). The pass's own clock (Σ cycles /
+ * dispatches warned in every pass). The pass's own clock (Σ cycles /
  * Σ time, the seed's eff_clock_MHz and gui_excess_pct) stays as it is; only
  * the judgement changes:
  *  - kernels whose launches have at least CHECK_CLOCK_LAUNCH_CYCLES x 100 /

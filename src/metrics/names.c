@@ -1,5 +1,5 @@
 /* names.c - kernel display names (docs/design.md §6), the seed's short names so
- * that per_kernel_metrics.csv keys match (issue 13; the rules are inferred
+ * that per_kernel_metrics.csv keys match (the rules are inferred
  * from the seed's outputs, tests/fixtures/seed-reference). The full name stays
  * the key; the short name is, in this order:
  *   - "rocclr:" + the rest for ROCclr's blit kernels (__amd_rocclr_*);

@@ -1,4 +1,4 @@
-/* passcover.c - kernels missing from some passes (docs/design.md §8; issue 14:
+/* passcover.c - kernels missing from some passes (docs/design.md §8:
  * autotuners such as XLA's, torch.compile's max-autotune and cuDNN's
  * benchmark mode can choose other kernels in every run, so one pass measures
  * kernels another never ran, and their metrics mix runs). Each kernel with

@@ -91,7 +91,7 @@ static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64
         if (strncmp(files.v[i], pre, strlen(pre)) == 0 && !strstr(files.v[i], "_driver_power.csv"))
             read_telemetry(files.v[i], &a);
     free(pre);
-    strv_free(&files);
+    strv_release(&files);
     json_object_set_new(o, "telemetry_files", json_integer(a.files));
     json_object_set_new(o, "samples", json_integer(a.samples));
     json_object_set_new(o, "socket_power_W_mean", num_or_null(a.power_n ? a.power_sum / (double)a.power_n : NAN));
@@ -123,7 +123,7 @@ static int64_t node_first_sample(const char *rundir, const char *tag, const char
         if (strncmp(files.v[i], pre, strlen(pre)) == 0 && gpu_csv(files.v[i] + strlen(pre)))
             read_telemetry(files.v[i], &a);
     free(pre);
-    strv_free(&files);
+    strv_release(&files);
     return a.first_ns;
 }
 
@@ -172,7 +172,7 @@ static json_t *nodes_json(const char *rundir, const char *tag, const char *ktrac
         free(node), free(file), free(kt);
     }
     free(pre);
-    strv_free(&refs);
+    strv_release(&refs);
     return arr;
 }
 

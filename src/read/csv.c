@@ -279,7 +279,7 @@ static int split_right(const char *line, size_t lo, size_t *e, struct csv_span *
     return 0;
 }
 
-int csv_split_free(const char *line, size_t len, int ncols, int free_col, struct csv_span *out)
+int csv_split_freetext(const char *line, size_t len, int ncols, int free_col, struct csv_span *out)
 {
     size_t i = 0, e = len;
     for (int c = 0; c < free_col; c++)

@@ -11,7 +11,7 @@
  * ends; the last line may lack its newline, or be cut short by a killed job.
  *
  * Field ends are decided by the column structure, not by quote parity:
- *  - csv_split_free(): the row has exactly ncols fields and one "free" column
+ *  - csv_split_freetext(): the row has exactly ncols fields and one "free" column
  *    (Kernel_Name) may hold anything, commas and quotes included. Fields left
  *    of it are split left to right, fields right of it right to left; the free
  *    field is what lies in between, and must be quoted. This is exact for
@@ -77,8 +77,8 @@ int csv_split(const char *line, size_t len, struct csv_span *out, int max);
  * being free text (see above). Returns ncols, or -1 when the row does not fit
  * (too few separators, or the free field is not quoted): the caller reports a
  * wrong column count. */
-int csv_split_free(const char *line, size_t len, int ncols, int free_col,
-                   struct csv_span *out);
+int csv_split_freetext(const char *line, size_t len, int ncols, int free_col,
+                       struct csv_span *out);
 
 /* ---- numbers --------------------------------------------------------------- */
 

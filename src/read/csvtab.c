@@ -12,7 +12,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-void csvtab_rec_clear(struct csvtab_rec *r)
+void csvtab_rec_reset(struct csvtab_rec *r)
 {
     for (size_t i = 0; i < r->n; i++)
         free(r->v[i]);
@@ -21,7 +21,7 @@ void csvtab_rec_clear(struct csvtab_rec *r)
 
 void csvtab_rec_release(struct csvtab_rec *r)
 {
-    csvtab_rec_clear(r);
+    csvtab_rec_reset(r);
     free(r->v);
     memset(r, 0, sizeof(*r));
 }
@@ -59,7 +59,7 @@ int csvtab_next_record(const char *s, size_t len, size_t *pos, struct csvtab_rec
 {
     struct strbuf sb;
     sb_init(&sb);
-    csvtab_rec_clear(r);
+    csvtab_rec_reset(r);
     size_t i = *pos;
     for (;;) {
         if (i < len && s[i] == '"') {
@@ -95,7 +95,7 @@ int csvtab_next_record(const char *s, size_t len, size_t *pos, struct csvtab_rec
     return 0;
 bad:
     sb_release(&sb);
-    csvtab_rec_clear(r);
+    csvtab_rec_reset(r);
     return -1;
 }
 
@@ -153,7 +153,7 @@ int csvtab_parse(const char *buf, size_t len, const char *file, struct csvtab *t
     if (rc == 0 && !t->names)
         rc = br_error("%s: empty CSV file (no header)", file);
     if (rc != 0)
-        csvtab_free(t);
+        csvtab_release(t);
     return rc;
 }
 
@@ -177,7 +177,7 @@ void csvtab_strv_free(char **v, size_t n)
     free(v);
 }
 
-void csvtab_free(struct csvtab *t)
+void csvtab_release(struct csvtab *t)
 {
     csvtab_strv_free(t->names, t->ncols);
     csvtab_strv_free(t->cells, t->nrows * t->ncols);

@@ -23,7 +23,7 @@ struct csvtab_rec {
 };
 
 /* Frees the fields and keeps the room; csvtab_rec_release frees all. */
-void csvtab_rec_clear(struct csvtab_rec *r);
+void csvtab_rec_reset(struct csvtab_rec *r);
 void csvtab_rec_release(struct csvtab_rec *r);
 
 /* Moves r's fields into a new array (the caller owns it and the strings;
@@ -54,7 +54,7 @@ struct csvtab {
 int csvtab_parse(const char *buf, size_t len, const char *file, struct csvtab *t);
 /* Reads and parses a file. */
 int csvtab_read_file(const char *path, struct csvtab *t);
-void csvtab_free(struct csvtab *t);
+void csvtab_release(struct csvtab *t);
 
 /* Column index of a header name, or -1. */
 long csvtab_col(const struct csvtab *t, const char *name);

@@ -84,7 +84,7 @@ int ncu_csv_parse(const char *buf, size_t len, const char *file, struct ncu_tabl
             out->units[i] = xstrdup("");
     }
     if (rc != 0)
-        ncu_table_free(out);
+        ncu_table_release(out);
     return rc;
 }
 
@@ -99,7 +99,7 @@ int ncu_csv_read_file(const char *path, struct ncu_table *out)
     return rc;
 }
 
-void ncu_table_free(struct ncu_table *t)
+void ncu_table_release(struct ncu_table *t)
 {
     csvtab_strv_free(t->names, t->ncols);
     csvtab_strv_free(t->units, t->ncols);

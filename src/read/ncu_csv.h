@@ -35,7 +35,7 @@ struct ncu_table {
 int ncu_csv_parse(const char *buf, size_t len, const char *file, struct ncu_table *out);
 /* Reads and parses a file. */
 int ncu_csv_read_file(const char *path, struct ncu_table *out);
-void ncu_table_free(struct ncu_table *t);
+void ncu_table_release(struct ncu_table *t);
 
 /* Column index of a header name, or -1. */
 long ncu_table_col(const struct ncu_table *t, const char *name);

@@ -5,7 +5,7 @@
  * same node. The power stage writes traces under ktrace_<tag>/<node>/ (node =
  * $SLURMD_NODENAME or `hostname -s`, the name the per-node sampler writes as
  * node=<node> in its telemetry metadata and in profiling_result_<tag>_<node>_
- * <gpu>.csv; h7's notes, src/stage/nodesamp.c).
+ * <gpu>.csv; src/stage/nodesamp.h).
  */
 #ifndef BR_READ_NODEPATH_H
 #define BR_READ_NODEPATH_H

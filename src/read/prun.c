@@ -511,7 +511,7 @@ void prun_release(struct prun *pr)
     free(pr->key);
     free(pr->copy);
     if (pr->warn.v)
-        strv_free(&pr->warn);
+        strv_release(&pr->warn);
     rp_power_release(&pr->own);
     memset(pr, 0, sizeof(*pr));
 }

@@ -1,7 +1,7 @@
 /* rpagg.c - per-file-set aggregation of rocprofv3 counter and kernel-trace
  * rows (contract in rpagg.h; aggregation rule from docs/design.md §6).
  *
- * Hot path: one csv_split_free per row (the kernel name is never scanned:
+ * Hot path: one csv_split_freetext per row (the kernel name is never scanned:
  * fields left of it are split left to right, fields right of it right to
  * left), the launch key compared with the previous row's (rows of one
  * dispatch are consecutive), counter and kernel names interned only when they
@@ -251,7 +251,7 @@ static int bad_row(struct rdr *r)
 static int split_row(struct rdr *r, const char *line, size_t len)
 {
     int name = r->h.idx[RC_NAME];
-    if (csv_split_free(line, len, r->h.ncols, name, r->f) == r->h.ncols)
+    if (csv_split_freetext(line, len, r->h.ncols, name, r->f) == r->h.ncols)
         return 0;
     int got = csv_split(line, len, NULL, 0);
     if (got < 0)

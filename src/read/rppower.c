@@ -90,7 +90,7 @@ static uint64_t opt_u64(const struct rp_header *h, const struct csv_span *f, enu
 static int parse_row(struct csv_src *src, const struct rp_header *h, struct csv_span *f,
                      const char *line, size_t len, struct prow *r, char **why)
 {
-    if (csv_split_free(line, len, h->ncols, h->idx[RC_NAME], f) != h->ncols) {
+    if (csv_split_freetext(line, len, h->ncols, h->idx[RC_NAME], f) != h->ncols) {
         *why = xasprintf("expected %d columns (%s layout), found %d", h->ncols, h->layout,
                          csv_split(line, len, NULL, 0));
         return -1;

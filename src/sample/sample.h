@@ -19,7 +19,7 @@
  *   2. declare it below and add a row to the table in sample.c (inside the
  *      same #if as its file) in the order auto-detection should try it;
  *   3. set every capability bit it can fill in open(), and NAN the rest;
- *   4. add tests: a fixture-driven unit test (tests/unit/test_sample_*.c) and,
+ *   4. add tests: a fixture-driven unit test (tests/unit/test_sample.c) and,
  *      when it reads a binary or text format, a fuzz target
  *      (tests/fuzz/fuzz_<parser>.c); hardware checks go in tests/gpu/;
  *   5. document it in README.md (Commands > sample > Backends).

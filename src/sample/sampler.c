@@ -329,7 +329,7 @@ static int spawn(char *const *argv, pid_t *pid)
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return br_error("sample: pipe: %s", strerror(errno)), 127;
-    pid_t c = stopsig_fork();  /* the child never runs with our handler (issue 15) */
+    pid_t c = stopsig_fork();  /* the child never runs with our handler */
     if (c < 0) {
         stopsig_fork_done(0);
         close(p[0]);

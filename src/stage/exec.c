@@ -13,7 +13,7 @@
  * before benchrun's own SIGTERM arrives. So a recorded signal stays pending
  * (a later stage_exec starts nothing), and an app that died of SIGTERM
  * inside Slurm waits up to 1 s for benchrun's own signal before the reason
- * is decided (h7, issue 4).
+ * is decided.
  */
 #include "stage/exec.h"
 #include "stage/jobdir.h"

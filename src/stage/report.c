@@ -34,7 +34,7 @@ int stage_perf_lines(const struct stage *st, const char *log_path, json_t *extra
                 STAGE_PERF_MAX_LINE);
     json_object_set_new(extra, "perf_lines", arr);
     json_object_set_new(extra, "perf_lines_matched", json_integer((json_int_t)matched));
-    strv_free(&lines);
+    strv_release(&lines);
     return rc;
 }
 

@@ -27,7 +27,7 @@ int stage_app_argv(const struct stage *st, const char *outdir, const struct strv
                    struct strv *out)
 {
     if (stage_launcher_argv(&st->conf, st->assume_slurm, out) != 0) {
-        strv_free(out);
+        strv_release(out);
         return -1;
     }
     char *sh = launch_sh(st);
@@ -96,7 +96,7 @@ void stage_dry_run_header(const struct stage *st)
     struct strv setup;
     stage_setup_argv(st, &setup);
     stage_dry_run_print(&setup);
-    strv_free(&setup);
+    strv_release(&setup);
 }
 
 /* ---- begin / release ------------------------------------------------------ */
@@ -135,7 +135,7 @@ static int run_setup(struct stage *st)
     stage_setup_argv(st, &argv);
     struct stage_exec_result r;
     int rc = stage_exec(&argv, NULL, &r);
-    strv_free(&argv);
+    strv_release(&argv);
     if (rc != 0)
         return start_failed_msg(st, "setup (modules, stage_inputs) could not be started");
     if (!r.forwarded_signal && stopsig_received()) {    /* the setup ignored it */
@@ -167,7 +167,7 @@ static int check_real(struct stage *st)
         return -1;
     struct strv probe;          /* launcher errors (NTASKS>1 outside Slurm) come first */
     int rc = stage_launcher_argv(&st->conf, false, &probe);
-    strv_free(&probe);
+    strv_release(&probe);
     return rc;
 }
 
@@ -245,7 +245,7 @@ int stage_begin(struct stage *st, const char *kind, const char *conf_path, bool 
 
 void stage_release(struct stage *st)
 {
-    br_conf_free(&st->conf);
+    br_conf_release(&st->conf);
     gpu_node_release(&st->gpus);
     free(st->jobid);
     free(st->rundir);

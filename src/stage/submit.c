@@ -262,7 +262,7 @@ int submit_build(const struct submit_params *p, const char *stage, const char *d
 
 void submit_job_release(struct submit_job *job)
 {
-    strv_free(&job->argv);
+    strv_release(&job->argv);
     free(job->time_limit);
     free(job->time_note);
     free(job->depends_on);

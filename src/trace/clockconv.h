@@ -8,7 +8,7 @@
  * (boot − src), i.e. offset + drift; before the first and after the last point
  * the nearest segment is extrapolated. The points, offsets and drift (ppm) go
  * into the trace's companion JSON so the alignment can be checked.
- * Pure logic (no CUDA): unit-tested in tests/unit/test_clockconv.c.
+ * Pure logic (no CUDA): tests/unit/test_nvtrace.c (test_clock_convert).
  */
 #ifndef BR_CLOCKCONV_H
 #define BR_CLOCKCONV_H

@@ -40,7 +40,7 @@ int pg_group(const char *const *names, size_t n, pg_passes_fn oracle, void *ctx,
     size_t used = 0, gstart = 0;
     for (size_t i = 0; i < n; i++) {
         if (check_alone(names, i, oracle, ctx) != 0) {
-            pg_groups_free(out);
+            pg_groups_release(out);
             return -1;
         }
         size_t passes = 1;
@@ -58,7 +58,7 @@ int pg_group(const char *const *names, size_t n, pg_passes_fn oracle, void *ctx,
     return 0;
 }
 
-void pg_groups_free(struct pg_groups *g)
+void pg_groups_release(struct pg_groups *g)
 {
     free(g->start);
     free(g->order);

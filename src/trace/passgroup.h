@@ -9,7 +9,7 @@
  * pass, else it starts the next group. A metric that alone needs more than one
  * pass cannot be collected without replay and is an error.
  * Also: metric base names (the part an `ncu --query-metrics` list holds).
- * Pure logic (no CUDA): tests/unit/test_passgroup.c.
+ * Pure logic (no CUDA): tests/unit/test_nvtrace.c (test_group).
  */
 #ifndef BR_PASSGROUP_H
 #define BR_PASSGROUP_H
@@ -30,7 +30,7 @@ struct pg_groups {
  * is unknown or needs several passes by itself. */
 int pg_group(const char *const *names, size_t n, pg_passes_fn oracle, void *ctx,
              struct pg_groups *out);
-void pg_groups_free(struct pg_groups *g);
+void pg_groups_release(struct pg_groups *g);
 
 /* Base name of a metric: the text before the first '.', e.g.
  * "dram__bytes_read.sum.per_second" → "dram__bytes_read". Returns a new string. */

@@ -475,6 +475,6 @@ int fs_list_suffix(const char *dir, const char *suffix, struct strv *out)
     qsort(found.v, found.n, sizeof(*found.v), cmp_str);
     strv_extend(out, &found);
     int n = (int)found.n;
-    strv_free(&found);
+    strv_release(&found);
     return n;
 }

@@ -1,6 +1,6 @@
 /* stopsig.h - the stop signals (SIGTERM, SIGINT, SIGHUP) of a stage:
  * recorded from the moment a stage begins, forwarded to the process group of
- * the child that runs, and never lost across fork (issue 15).
+ * the child that runs, and never lost across fork.
  *
  * Slurm sends SIGTERM to every step at the time limit (and on scancel), then
  * SIGKILL KillWait seconds later (slurm.conf KillWait, default 30 s), so
@@ -13,7 +13,7 @@
  * Fork: stopsig_fork() blocks the stop signals across fork(). The child gets
  * the default dispositions back before it unblocks them, so a signal sent to
  * it at any moment kills it or reaches what it execs, never a copy of our
- * handler (the lost-SIGTERM race of issue 15). The parent unblocks in
+ * handler (else a SIGTERM could be lost in between). The parent unblocks in
  * stopsig_fork_done() once it has recorded the child's process group, so a
  * signal that arrived meanwhile is forwarded to it.
  */

@@ -15,7 +15,7 @@ void strv_init(struct strv *sv)
     sv->v = xcalloc(sv->cap, sizeof(*sv->v));
 }
 
-void strv_free(struct strv *sv)
+void strv_release(struct strv *sv)
 {
     if (sv->v)
         for (size_t i = 0; i < sv->n; i++)

@@ -17,7 +17,8 @@ struct strv {
 };
 
 void strv_init(struct strv *sv);
-void strv_free(struct strv *sv);          /* frees and re-initializes */
+/* Frees the strings and the array; sv is left empty (as after strv_init). */
+void strv_release(struct strv *sv);
 void strv_push(struct strv *sv, const char *s);
 void strv_pushf(struct strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strv_pushva(struct strv *sv, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));

@@ -1,5 +1,5 @@
 /* textesc.h - text from outside (conf values, kernel names, paths, app
- * output) made safe for the files benchrun writes (issue 15).
+ * output) made safe for the files benchrun writes.
  *
  * Line-based files (run_info.txt, "key: value" lines): a value must stay on
  * its line, so a newline in WORKLOAD_DESC cannot forge "status: ok".

@@ -4,7 +4,7 @@
  * kernel window from the trace (through src/read/rocprof.h).
  *
  * Names: `benchrun sample` writes profiling_result_<prefix>_<gpu>.csv, or
- * profiling_result_<prefix>_<node>_<gpu>.csv with --node (issue 4); the
+ * profiling_result_<prefix>_<node>_<gpu>.csv with --node; the
  * NVIDIA driver's own samples go to ..._<gpu>_driver_power.csv, which is not
  * a telemetry CSV of docs/design.md §10 and is skipped. The GPU index is the last
  * "_<digits>" of the name; a node name comes from the metadata key "node"
@@ -199,7 +199,7 @@ int vec_find_gpus(struct vec_result *r)
     for (size_t i = 0; i < names.n; i++)
         free(rests[i]);
     free(rests);
-    strv_free(&names);
+    strv_release(&names);
     return rc;
 }
 
@@ -259,7 +259,7 @@ void vec_kv_line(json_t *o, char *line, long ln)
     }
 }
 
-/* run.json when present (h1's stage writes it), else run_info.txt. */
+/* run.json when present (benchrun's stages write it), else run_info.txt. */
 void vec_read_run_info(struct vec_result *r)
 {
     char *p = fs_path_join(r->prof_dir, "run.json");

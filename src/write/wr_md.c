@@ -59,7 +59,7 @@ static bool md_special(const char *s, size_t i)
 }
 
 /* Text from the inputs (kernel names, perf lines, warnings) in Markdown,
- * escaped as report.html escapes HTML (issue 15): '<' that could start a
+ * escaped as report.html escapes HTML: '<' that could start a
  * tag, comment or autolink and '&' that could start an entity are written as
  * entities (no raw HTML), markup characters (md_special) get a backslash
  * (CommonMark §2.4), line ends become spaces (one table cell, one list item). */
@@ -361,7 +361,7 @@ static void covering(FILE *fp, const struct mx_result *res, const struct wr_info
 static void data_checks(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
     char b[5][64];
-    bool nv = arch_is_nvidia(res->ap);   /* name NVIDIA's own clock counter (issue 14) */
+    bool nv = arch_is_nvidia(res->ap);   /* name NVIDIA's own clock counter */
     fprintf(fp, "## Data checks\n\n| Pass | Files / GPUs | Launches | Missing counters (launches, "
             "%% time) | Kernel time (s) | %s clock (MHz) | %s cycles outside kernel time | App time "
             "(s) |\n|---|---|---|---|---|---|---|---|\n", nv ? "sm__cycles_elapsed" : "GRBM_GUI_ACTIVE",

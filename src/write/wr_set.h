@@ -1,4 +1,4 @@
-/* wr_set.h - an output folder written as a set (issue 15): every file goes
+/* wr_set.h - an output folder written as a set: every file goes
  * into a hidden sibling folder .<out>.tmp.<pid>, which replaces the output
  * folder in one step once all are complete (fs_replace_dir: an atomic
  * exchange on Linux), so a kill or a full disk leaves the previous set

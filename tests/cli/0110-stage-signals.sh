@@ -1,6 +1,6 @@
 #!/bin/bash
-# 0110-stage-signals: the run record tells the truth however a stage ends
-# (issue 15). A SIGTERM at any moment of `benchrun plain` (conf load, folder
+# 0110-stage-signals: the run record tells the truth however a stage ends.
+# A SIGTERM at any moment of `benchrun plain` (conf load, folder
 # creation, setup, app start) stops the app or its start, and leaves either no
 # run folder or one whose run_info.txt and run.json are complete, agree, and
 # say `killed` with the signal; an app that handles SIGTERM and exits 0 still

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0111-stage-bad-input: a hostile or broken conf (issue 15). Control
+# 0111-stage-bad-input: a hostile or broken conf. Control
 # characters cannot forge run_info.txt lines; a conf with a background job or
 # one that never returns cannot hang benchrun (time limit, process group
 # killed, no orphan even on SIGTERM); errors that can be known before a run

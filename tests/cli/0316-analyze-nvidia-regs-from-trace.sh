@@ -51,7 +51,7 @@ o1=$(col "$T/a1/per_kernel_metrics.csv" Occupancy_of_max_pct)
 python3 -c "import sys; sys.exit(abs(float('$o1') - 96.875) > 1e-9)" \
     && pass "occupancy of its limit 96.875 %" || fail "Occupancy_of_max_pct $o1, want 96.875"
 # No telemetry, no --clock-mhz: the fallback clock. NVIDIA messages name
-# NVIDIA's quantity, never the AMD counter (issue 14).
+# NVIDIA's quantity, never the AMD counter.
 expect_exit 0 "analyze with the fallback clock" -- "$BENCHRUN" analyze "$T/pmc" --arch gh100 \
     --out-dir "$T/a2"
 expect_grep "own sm__cycles_elapsed / N_SM / time" "$T/err" "fallback warning names sm__cycles_elapsed"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0320-seed-reference: benchrun as a drop-in for the seed flow (issue 13).
+# 0320-seed-reference: benchrun as a drop-in for the seed flow.
 # Unpacks tests/fixtures/seed-reference (a seed-layout counter run and power
 # run, and what the seed's own postprocess_pmc.py and build_sampling_json.py
 # wrote from them), runs benchrun with the seed README's two command lines in

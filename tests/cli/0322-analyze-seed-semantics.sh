@@ -1,6 +1,6 @@
 #!/bin/bash
 # 0322-analyze-seed-semantics: each of the seed's analyze definitions on its
-# own (issue 13), on the seed-layout run of tests/fixtures/seed-reference,
+# own, on the seed-layout run of tests/fixtures/seed-reference,
 # with the answers computed here from the raw CSVs (tests/cli/seed_raw.py),
 # not from benchrun's outputs:
 #   --power-ktrace alone finds the power run's telemetry (folder or one CSV);

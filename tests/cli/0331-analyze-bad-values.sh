@@ -1,6 +1,6 @@
 #!/bin/bash
-# 0331-analyze-bad-values: analysis inputs never give silent wrong results
-# (issue 15). Each bad value is rejected with file:line or used with a
+# 0331-analyze-bad-values: analysis inputs never give silent wrong results.
+# Each bad value is rejected with file:line or used with a
 # warning that names it: NaN, +-inf, 1e309, negative and 2^64-1 counter
 # values, a whole pass of NaN, every dispatch duplicated, a telemetry clock
 # of 0, agent_info values far outside the possible, passes without a kernel in

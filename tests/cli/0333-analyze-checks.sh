@@ -1,6 +1,6 @@
 #!/bin/bash
-# 0333-analyze-checks: data checks on a GEMM run shaped like issue 17's MI300X
-# data (tests/fixtures/amd/gemm-clock: 301 dispatches, counter mode's 14k-18k
+# 0333-analyze-checks: data checks on a GEMM run shaped like a real MI300X
+# run (tests/fixtures/amd/gemm-clock: 301 dispatches, counter mode's 14k-18k
 # GRBM cycles per launch): the pass clock reads ~2234 MHz, over the 1000-2200
 # MHz window, but the long GEMMs read ~2110 and no clock warning is given;
 # a real mismatch (the run at 1300 MHz against --clock-mhz 2100) warns and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0614-sample-full-disk: the sampler on a full disk (issue 15). When writing
+# 0614-sample-full-disk: the sampler on a full disk. When writing
 # a telemetry file fails (ENOSPC from tests/fault/failio.c), that GPU's
 # sampling stops with the reason, and the summary (stderr and
 # sampler_<prefix>.json) counts the samples written, never the ones read:

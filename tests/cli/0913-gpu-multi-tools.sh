@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0913-gpu-multi-tools: the parts of tests/gpu/multi.sh (issue 7) that need no
+# 0913-gpu-multi-tools: the parts of tests/gpu/multi.sh that need no
 # GPU. tests/gpu/mlaunch.sh (benchrun's LAUNCHER outside Slurm): N copies with
 # SLURM_LOCALID/SLURM_PROCID/SLURM_NTASKS and LOCAL_RANK/RANK/WORLD_SIZE, the
 # first failing copy's status, SIGTERM forwarded; `benchrun plain` through it

@@ -31,7 +31,7 @@ static void analysis(const uint8_t *data, size_t size)
     for (size_t i = 0; i < res.n; i++)
         if (!res.v[i].check || !res.v[i].measured || !res.v[i].expected)
             abort();
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(e);
 }
 

@@ -20,6 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     br_error_set_sink(quiet, NULL);
     struct br_conf c;
     if (br_conf_decode((const char *)data, size, "/fuzz/x.conf", BR_CONF_CHECK_FILES, &c) == 0)
-        br_conf_free(&c);
+        br_conf_release(&c);
     return 0;
 }

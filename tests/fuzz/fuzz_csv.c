@@ -1,5 +1,5 @@
 /* fuzz_csv.c - libFuzzer target for the CSV line source and splitters
- * (src/read/csv.c): every line through csv_split, csv_split_free (free
+ * (src/read/csv.c): every line through csv_split, csv_split_freetext (free
  * column and width from the first two bytes) and the number parsers on each
  * field. Checks the contract: spans lie inside the line. */
 #include <stddef.h>
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (csv_next_line(s, &line, &len) > 0) {
         int n = csv_split(line, len, f, 32);
         check_spans(line, len, f, n < 0 ? 0 : n > 32 ? 32 : n);
-        n = csv_split_free(line, len, ncols, free_col, f);
+        n = csv_split_freetext(line, len, ncols, free_col, f);
         check_spans(line, len, f, n < 0 ? 0 : n);
     }
     csv_close(s);

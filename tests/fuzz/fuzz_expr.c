@@ -3,7 +3,7 @@
  * to one of 4 slots (sum/dur forms too, any @pass), so the fuzzer explores
  * the grammar rather than the symbol table; a parsed tree is evaluated over
  * slot values that hit the NaN, zero and overflow paths. Deep nesting must
- * end in a parse error, never a stack overflow (issue 15). */
+ * end in a parse error, never a stack overflow. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>

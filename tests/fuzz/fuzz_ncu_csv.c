@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ncu_parse_number(t.cells[i], &v);
             ncu_parse_dim3(t.cells[i], d);
         }
-        ncu_table_free(&t);
+        ncu_table_release(&t);
     }
     return 0;
 }

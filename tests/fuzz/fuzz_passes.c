@@ -1,7 +1,7 @@
 /* fuzz_passes.c - libFuzzer target for the pass lists of counters files
  * (src/arch/passes.c arch_passes_parse) and the pass-name check
  * (arch_pass_name_problem), which decides what may become a folder and file
- * name (issue 15). Input = a counters JSON text; every line of it is also
+ * name. Input = a counters JSON text; every line of it is also
  * tried as a pass name. A name that is accepted must be a safe single path
  * component: abort() otherwise, so the fuzzer reports it. */
 #include <stddef.h>

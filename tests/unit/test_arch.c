@@ -300,7 +300,7 @@ static void test_malformed(void **st)
     expect_load_error(HEAD "\"constant_sources\":{\"A\":2}}", "constant_sources: A: expected a non-empty string");
     expect_load_error("{\"arch\":\"t\",\"constants\":{\"A\":2,\"C\":3},\"peaks\":{},\"constant_sources\":{\"A\":\"x\"}}",
                       "constant_sources: no source for C");
-    /* the seed-compatibility keys (issue 13) */
+    /* the seed-compatibility keys */
     expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\",\"when_no_data\":\"zero\"}]}",
                       "metrics[0]: when_no_data: expected");
     expect_load_error(HEAD "\"metrics\":[{\"name\":\"m\",\"expr\":\"1\",\"int\":1}]}",

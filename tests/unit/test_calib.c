@@ -147,7 +147,7 @@ static void test_params_argv(void **state)
     assert_string_equal(a.v[11], "mma_blocks=528");
     assert_string_equal(a.v[13], "mma_reps=2");
     assert_string_equal(a.v[14], "power_phases=1");
-    strv_free(&a);
+    strv_release(&a);
 }
 
 /* ---- analysis checks -------------------------------------------------------------- */
@@ -259,7 +259,7 @@ static void test_check_all_pass(void **state)
     assert_string_equal(result(&res, "DGEMM (cuBLAS): bound")->source,
                         "sm90_xmma_gemm_f64 bound_mix");
     assert_string_equal(result(&res, "copy: DRAM read bytes")->measured, "8.71878e+09 (+1.500%)");
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(csv);
 }
 
@@ -285,7 +285,7 @@ static void test_check_misses(void **state)
     /* 4 FMA-loop FLOPs, read bytes, label, 16 tensor paths, 5 mixed-kernel counts */
     assert_int_equal(br_calib_misses(&res), 27);
     assert_int_equal(result(&res, "wgmma m64n64k32 s8: INT8 tensor ops")->status, BR_CALIB_MISS);
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(csv);
 }
 
@@ -307,14 +307,14 @@ static void test_check_missing_kernel_and_bad_file(void **state)
     r = result(&res, "copy: DRAM read bytes");
     assert_string_equal(r->note, "metric not in this analysis");
     assert_int_equal(count(&res, BR_CALIB_PASS), 0);
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(csv);
     /* wrong field count names file and line */
     csv = write_tmp("c/per_kernel_metrics.csv", "kernel,a,b\nx,1\n");
     sb_reset(&g_msgs);
     assert_int_equal(br_calib_check_analysis(csv, e, n, &res), -1);
     assert_non_null(strstr(g_msgs.buf, "per_kernel_metrics.csv:2"));
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(csv);
     free(e);
 }
@@ -445,7 +445,7 @@ static void test_check_power(void **state)
                         "crossing within 20.0 ms (period)");
     assert_string_equal(result(&res, "long kernel: power rise vs start (sampler telemetry)")->expected,
                         "crossing within 100.0 ms (period)");
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(dir);
     /* as on the H200: the refresh 10 ms after the start still low, the next
      * (+110 ms, over one period) high: the crossing lies in (+10, +110] */
@@ -455,7 +455,7 @@ static void test_check_power(void **state)
     assert_int_equal(br_calib_misses(&res), 0);
     assert_string_equal(result(&res, "long kernel: power rise vs start (sampler telemetry)")->measured,
                         "+110.0 ms, last low refresh +10.0 ms (91 -> 451 W)");
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(dir);
     /* samples 300 ms late against the trace (a clock conversion error), and a
      * kernel that ran 3 % long */
@@ -463,12 +463,12 @@ static void test_check_power(void **state)
     dir = fs_path_join(g_dir, "prof-bad");
     assert_int_equal(br_calib_check_power(dir, "calib_long", 1000, &res), 0);
     assert_int_equal(br_calib_misses(&res), 3);
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     /* no long kernel at all */
     assert_int_equal(br_calib_check_power(dir, "calib_nothere", 1000, &res), 0);
     assert_int_equal(res.n, 1);
     assert_string_equal(res.v[0].note, "long kernel not in the power run's trace");
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
     free(dir);
 }
 
@@ -520,7 +520,7 @@ static void test_print(void **state)
     assert_non_null(strstr(buf, "| b\\|pipe | memory | compute | MISS | k bound |"));
     assert_non_null(strstr(buf, "| c | 16 ±0 | n/a | skip | k max |"));
     free(buf);
-    br_calib_results_free(&res);
+    br_calib_results_release(&res);
 }
 
 int main(void)

@@ -423,7 +423,7 @@ static void test_csvtab(void **state)
     assert_int_equal(csvtab_col(&t, "time_ms"), 2);
     assert_int_equal(csvtab_col(&t, "x"), -1);
     assert_string_equal(csvtab_cell(&t, 9, 9), "");
-    csvtab_free(&t);
+    csvtab_release(&t);
 
     static const struct {
         const char *text, *msg;

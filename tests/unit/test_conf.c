@@ -84,7 +84,7 @@ static void test_decode_minimal(void **state)
     assert_null(c.app_cmd.v[2]);
     assert_int_equal(c.modules.n, 0);
     assert_non_null(c.modules.v);
-    br_conf_free(&c);
+    br_conf_release(&c);
     free(buf);
 }
 
@@ -97,12 +97,12 @@ static void test_decode_legacy_gpu(void **state)
     struct br_conf c;
     assert_int_equal(br_conf_decode(buf, len, "/d/x.conf", 0, &c), 0);
     assert_string_equal(c.sample_gpus, "3");
-    br_conf_free(&c);
+    br_conf_release(&c);
     free(buf);
     buf = stream(MINIMAL "S|GPU|3|S|SAMPLE_GPUS|0,1|Z|", &len);   /* SAMPLE_GPUS wins */
     assert_int_equal(br_conf_decode(buf, len, "/d/x.conf", 0, &c), 0);
     assert_string_equal(c.sample_gpus, "0,1");
-    br_conf_free(&c);
+    br_conf_release(&c);
     free(buf);
 }
 
@@ -173,7 +173,7 @@ static void test_decode_optional(void **state)
     assert_string_equal(c.sample_gpus, "0,3");
     assert_string_equal(c.partition, "mi3008x");
     assert_string_equal(c.dir, ".");
-    br_conf_free(&c);
+    br_conf_release(&c);
     free(buf);
 }
 
@@ -223,7 +223,7 @@ static void test_load_seed_conf(void **state)
     assert_true(c.has_stage_inputs);
     assert_int_equal(br_conf_reload_app_cmd(&c, "/r/other"), 0);
     assert_string_equal(c.app_cmd.v[4], "/r/other/log.lammps");
-    br_conf_free(&c);
+    br_conf_release(&c);
     drop_tmp(p);
 }
 
@@ -246,7 +246,7 @@ static void test_load_errors(void **state)
     assert_int_equal(br_conf_load(p, NULL, BR_CONF_CHECK_FILES, &c), -1);
     assert_non_null(strstr(g_errs.buf, "REQUIRED_FILES entry '/no/such/file' does not exist"));
     assert_int_equal(br_conf_load(p, NULL, 0, &c), 0);              /* not checked: loads */
-    br_conf_free(&c);
+    br_conf_release(&c);
     drop_tmp(p);
 }
 

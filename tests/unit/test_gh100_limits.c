@@ -77,7 +77,7 @@ static void test_tensor_pipe(void **st)
     arch_free(ap);
 }
 
-/* Tensor FLOP rates per instruction path (issue 14). The factors are the
+/* Tensor FLOP rates per instruction path. The factors are the
  * H200 calibration's (every path counter = 2*M*N*K x instructions, ncu and
  * benchrun calibrate): exactly 1. A kernel mixing paths adds them: counter
  * rates per ns in, TFLOP/s = FLOP/ns / 1000 out, computed here by hand. */

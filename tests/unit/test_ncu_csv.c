@@ -53,7 +53,7 @@ static void test_recorded(void **state)
     unsigned long d[3];
     assert_int_equal(ncu_parse_dim3(ncu_table_cell(&t, 0, (size_t)ncu_table_col(&t, "Grid Size")), d), 0);
     assert_true(d[0] == 4096 && d[1] == 1 && d[2] == 1);
-    ncu_table_free(&t);
+    ncu_table_release(&t);
 }
 
 static void test_convert(void **state)
@@ -83,7 +83,7 @@ static void test_convert(void **state)
     fclose(fp);
     assert_non_null(strstr(last_msg, "'lts__t_bytes.sum' is not in the ncu output"));
     br_error_set_sink(NULL, NULL);
-    ncu_table_free(&t);
+    ncu_table_release(&t);
 }
 
 /* Issue 15 (fuzz_ncu_csv): cells far outside an integer column's range
@@ -108,7 +108,7 @@ static void test_out_of_range(void **state)
     assert_non_null(strstr(buf, "\n1,1,\"Agent 0\",0,"));
     assert_non_null(strstr(buf, ",\"dram__bytes_read.sum\",7.000000,0,0\n"));
     free(buf);
-    ncu_table_free(&t);
+    ncu_table_release(&t);
 }
 
 static void test_numbers(void **state)
@@ -162,7 +162,7 @@ static void test_malformed(void **state)
     assert_string_equal(ncu_table_cell(&t, 1, 1), "k2");
     assert_string_equal(t.units[1], "");
     assert_string_equal(ncu_table_cell(&t, 5, 9), "");
-    ncu_table_free(&t);
+    ncu_table_release(&t);
 }
 
 int main(void)

@@ -212,7 +212,7 @@ static void test_group(void **state)
         assert_int_equal(g.start[i], want_start[i]);
     for (size_t i = 0; i < 7; i++)
         assert_int_equal(g.order[i], i);
-    pg_groups_free(&g);
+    pg_groups_release(&g);
     char msg[256] = "";
     br_error_set_sink(sink, msg);
     const char *bad[] = { "a", "bad" };
@@ -224,7 +224,7 @@ static void test_group(void **state)
     br_error_set_sink(NULL, NULL);
     assert_int_equal(pg_group(names, 0, fake_passes, NULL, &g), 0);
     assert_int_equal(g.ngroups, 0);
-    pg_groups_free(&g);
+    pg_groups_release(&g);
 }
 
 static void test_base_name(void **state)

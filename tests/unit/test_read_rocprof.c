@@ -105,13 +105,13 @@ static void test_split_free_quotes(void **st)
     /* An unescaped '"' and '",' inside the kernel name. */
     const char *line = "1,\"Agent 2\",\"void k<\"a\", 3>(x, \"y\")\",7,\"SQ_WAVES\",2.5";
     struct csv_span f[6];
-    assert_int_equal(csv_split_free(line, strlen(line), 6, 2, f), 6);
+    assert_int_equal(csv_split_freetext(line, strlen(line), 6, 2, f), 6);
     assert_true(csv_eq(&f[2], "void k<\"a\", 3>(x, \"y\")"));
     assert_true(csv_eq(&f[1], "Agent 2"));
     assert_true(csv_eq(&f[4], "SQ_WAVES"));
     assert_true(csv_eq(&f[5], "2.5"));
-    assert_int_equal(csv_split_free("1,2,3", 5, 6, 2, f), -1);
-    assert_int_equal(csv_split_free("1,x,3,4,5,6", 11, 6, 1, f), -1);  /* name not quoted */
+    assert_int_equal(csv_split_freetext("1,2,3", 5, 6, 2, f), -1);
+    assert_int_equal(csv_split_freetext("1,x,3,4,5,6", 11, 6, 1, f), -1);  /* name not quoted */
     /* Generic split: a quote followed by ',' and text that cannot start a field. */
     const char *g = "\"a\",\"b\", c\",3";
     struct csv_span h[4];

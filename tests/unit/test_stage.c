@@ -128,36 +128,36 @@ static void test_launcher(void **state)
     struct strv a;
     assert_int_equal(stage_launcher_argv(&c, false, &a), 0);
     assert_int_equal(a.n, 0);                                /* direct exec */
-    strv_free(&a);
+    strv_release(&a);
     c.ntasks = 4;
     assert_int_equal(stage_launcher_argv(&c, false, &a), -1);          /* needs a launcher */
-    strv_free(&a);
+    strv_release(&a);
     setenv("SLURM_JOB_ID", "5", 1);
     assert_int_equal(stage_launcher_argv(&c, false, &a), 0);
     assert_int_equal(a.n, 2);
     assert_string_equal(a.v[0], "srun");
     assert_string_equal(a.v[1], "-n4");
-    strv_free(&a);
+    strv_release(&a);
     c.nnodes = 2;
     assert_int_equal(stage_launcher_argv(&c, false, &a), 0);
     assert_string_equal(a.v[1], "-N2");
-    strv_free(&a);
+    strv_release(&a);
     strv_push(&c.launcher, "mpirun");
     strv_push(&c.launcher, "-np");
     strv_push(&c.launcher, "4");
     assert_int_equal(stage_launcher_argv(&c, false, &a), 0);           /* LAUNCHER wins */
     assert_int_equal(a.n, 3);
     assert_string_equal(a.v[0], "mpirun");
-    strv_free(&a);
-    strv_free(&c.launcher);
+    strv_release(&a);
+    strv_release(&c.launcher);
     strv_init(&c.launcher);
     strv_push(&c.launcher, "none");
     c.ntasks = 1;
     assert_int_equal(stage_launcher_argv(&c, false, &a), 0);    /* none: direct even in Slurm */
     assert_int_equal(a.n, 0);
-    strv_free(&a);
+    strv_release(&a);
     unsetenv("SLURM_JOB_ID");
-    br_conf_free(&c);
+    br_conf_release(&c);
     br_error_set_sink(NULL, NULL);
 }
 
@@ -178,7 +178,7 @@ static void test_exec(void **state)
     assert_string_equal(text, "out\nerr\n");
     free(text);
     stage_exec_result_release(&r);
-    strv_free(&a);
+    strv_release(&a);
 
     strv_init(&a);
     strv_pushv(&a, (const char *const[]){ "sh", "-c", "kill -9 $$", NULL });
@@ -187,14 +187,14 @@ static void test_exec(void **state)
     assert_int_equal(r.term_signal, SIGKILL);
     assert_non_null(strstr(r.reason, "killed by signal 9"));
     stage_exec_result_release(&r);
-    strv_free(&a);
+    strv_release(&a);
 
     strv_init(&a);
     strv_push(&a, "/nonexistent/program");
     assert_int_equal(stage_exec(&a, log, &r), 0);
     assert_int_equal(r.exit_code, 127);
     stage_exec_result_release(&r);
-    strv_free(&a);
+    strv_release(&a);
 
     struct strv lines;
     strv_init(&lines);
@@ -204,7 +204,7 @@ static void test_exec(void **state)
     br_error_set_sink(quiet, NULL);
     assert_int_equal(stage_perf_grep("([", log, &lines, NULL, NULL), -1);
     br_error_set_sink(NULL, NULL);
-    strv_free(&lines);
+    strv_release(&lines);
     free(log);
     assert_int_equal(tmpdir_remove(d), 0);
     free(d);
@@ -226,14 +226,14 @@ static void test_rocprofv3_argv(void **state)
     assert_string_equal(q, "rocprofv3 --pmc SQ_WAVES GRBM_GUI_ACTIVE --kernel-trace "
                            "--memory-copy-trace --output-format csv -d /r/p1 -o p1 --");
     free(q);
-    strv_free(&a);
+    strv_release(&a);
     req.per_process = true;
     assert_int_equal(c->trace_argv(&req, &a), 0);
     q = strv_quoted(&a);
     assert_string_equal(q, "rocprofv3 --kernel-trace --memory-copy-trace --output-format csv -d /r/p1 "
                            "-o p1_%pid% --");
     free(q);
-    strv_free(&a);
+    strv_release(&a);
 
     char *d = tmpdir_new("test_stage");                  /* 6.2: an input file instead of --pmc */
     req.dir = d;
@@ -244,7 +244,7 @@ static void test_rocprofv3_argv(void **state)
     char *text = fs_read_file(a.v[2], NULL);
     assert_string_equal(text, "pmc: SQ_WAVES GRBM_GUI_ACTIVE\n");
     free(text);
-    strv_free(&a);
+    strv_release(&a);
     char *sub = fs_path_join(d, "pmc_1");   /* fixup moves pmc_1/ files up */
     assert_int_equal(fs_mkdir_p(sub), 0);
     char *f = fs_path_join(sub, "p1_counter_collection.csv");
@@ -253,7 +253,7 @@ static void test_rocprofv3_argv(void **state)
     struct strv out;
     strv_init(&out);
     assert_int_equal(fs_list_suffix(d, "_counter_collection.csv", &out), 1);
-    strv_free(&out);
+    strv_release(&out);
     free(f); free(sub);
     assert_int_equal(tmpdir_remove(d), 0);
     free(d);

@@ -306,7 +306,7 @@ static void test_pmc_passes(void **state)
     c.arch = "gfxT";
     assert_int_equal(submit_pmc_passes(&c, NULL, &n, &why), 0);
     assert_int_equal(n, 7);
-    /* NVIDIA: the plain run records sm_90, whose profile is gh100.json (issue 14:
+    /* NVIDIA: the plain run records sm_90, whose profile is gh100.json (a bug:
      * submit looked for arch/sm_90.json and lost the pmc time estimate) */
     write_text(d, "share/arch/gh100.json",
                "{\"arch\": \"gh100\", " PROFILE_HEAD P(1) "," P(2) "," P(3) "], "

@@ -42,7 +42,7 @@ static int cmd_group(const char *chip, char **names, size_t n)
             printf("%s%s", j > g.start[i] ? " " : "", names[g.order[j]]);
         printf("\n");
     }
-    pg_groups_free(&g);
+    pg_groups_release(&g);
     return 0;
 }
 
