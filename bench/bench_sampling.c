@@ -11,7 +11,7 @@
  *
  * usage: bench_sampling [--gen PATH] [--dir DIR] [--launches N] [--reps N] [--keep]
  */
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "read/rocprof.h"
 #include "util/xalloc.h"
 

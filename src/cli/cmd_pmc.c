@@ -10,7 +10,7 @@
  * the working folder is the run folder (inputs staged once). A failing pass
  * is reported and the remaining passes still run; a stop signal (time limit)
  * ends the stage. Exit 1 if any pass failed.
- * Launch sampling (--launches / LAUNCHES; read/launchplan.h): sampled passes
+ * Launch sampling (--launches / LAUNCHES; trace/launchplan.h): sampled passes
  * profile a bounded number of launches per kernel and trace every launch;
  * each pass folder's launch_sampling.json says which (read/sampfile.h), and
  * the reader scales the profiled launches up (read/extrapolate.h).

@@ -42,7 +42,7 @@
 #include <jansson.h>
 
 #include "gpu/gpu.h"
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "util/strv.h"
 
 /* Stands for the node name in collector arguments and output folders; the
@@ -59,7 +59,7 @@ struct br_collect_req {
     const char *const *counters;/* pmc: counter names, NULL-terminated */
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
     const char *format;         /* rocprofv3 --output-format: "csv" (NULL) or "rocpd" */
-    const struct lp_plan *sample;  /* pmc: launches to profile (read/launchplan.h); NULL: all */
+    const struct lp_plan *sample;  /* pmc: launches to profile (trace/launchplan.h); NULL: all */
     bool dry_run;               /* build argv only: write no input files */
 };
 

@@ -1,7 +1,7 @@
 /* extrapolate.h - per-kernel counter totals of a launch-sampled pass, with a
  * 95 % interval.
  *
- * A sampled pass (read/launchplan.h) has a kernel trace with every launch and
+ * A sampled pass (trace/launchplan.h) has a kernel trace with every launch and
  * counter rows for the profiled ones. Per sampling unit u (NVIDIA: kernel
  * name, grid and block; AMD: the kernel) the trace gives L_u launches and
  * their total time D_u, and the ranks of the profiled launches place them in
@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 
 enum xp_unit {
     XP_UNIT_SIGNATURE,   /* kernel name, grid size and workgroup size (libbenchrun-cupti) */

@@ -7,7 +7,7 @@
  *   {"launches": "sampled", "first": K, "every": N, "blocks_per_phase": C,
  *    "seed": S, "unit": "signature" | "kernel", "collector": "cupti" | ...,
  *    "trace_durations": "kernel" | "launch events"}  (absent: "kernel")
- * (read/launchplan.h explains K, N, C and S). A missing file means "all"
+ * (trace/launchplan.h explains K, N, C and S). A missing file means "all"
  * (runs made before sampling existed).
  */
 #ifndef BR_READ_SAMPFILE_H

@@ -11,7 +11,7 @@
 #ifndef BR_CUPTI_ENV_H
 #define BR_CUPTI_ENV_H
 
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "util/strv.h"
 
 /* Path of libbenchrun-cupti.so: $BENCHRUN_CUPTI_LIB, else <exe dir>/lib/benchrun/

@@ -10,7 +10,7 @@
 #include "util/strbuf.h"
 #include "util/textesc.h"
 #include "util/xalloc.h"
-#include "vectors/jsonw.h"
+#include "util/jsonw.h"
 #include "write/analysis.h"
 
 #include <math.h>

@@ -1,13 +1,13 @@
 /* fuzz_launch_sampling.c - libFuzzer target for the launch-sampling parsers:
  * launch_sampling.json (src/read/sampfile.c) and the FIRST:EVERY:BLOCKS:SEED
- * plan text (src/read/launchplan.c). Any bytes; a parsed plan must round-trip
+ * plan text (src/trace/launchplan.c). Any bytes; a parsed plan must round-trip
  * through lp_plan_format, and its strata and next ranks must agree. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "read/sampfile.h"
 #include "util/error.h"
 

@@ -70,7 +70,7 @@ export BENCHRUN_CUPTI_LIB=$LIB
 G=$B/tests/gpu
 row "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $(date -u +%FT%TZ) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) parts: $PARTS"
 P01=$(python3 -c "import json;print(','.join(next(p['counters'] for p in json.load(open('$ROOT/share/benchrun/arch/gh100.json'))['passes'] if p['name']=='01_flops_sass')))")
-PLAN=10:50:20:1   # the default of benchrun pmc --launches sampled (read/launchplan.h)
+PLAN=10:50:20:1   # the default of benchrun pmc --launches sampled (trace/launchplan.h)
 
 # under NAME LIMIT ENV... -- CMD: CMD under the library with pass 01's metrics
 under() {

@@ -29,7 +29,7 @@
  * Units: durations and timestamps in ns (CLOCK_BOOTTIME-like values), clocks
  * in MHz, TFLOP/s = FLOP/ns / 1000, TB/s = B/ns / 1000.
  */
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "read/sampfile.h"
 #include "util/error.h"
 #include "util/fsutil.h"

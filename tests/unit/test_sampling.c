@@ -1,4 +1,4 @@
-/* test_sampling.c - launch sampling: the plan (read/launchplan.h), the
+/* test_sampling.c - launch sampling: the plan (trace/launchplan.h), the
  * estimators and their intervals (read/extrapolate.h), the reader on a
  * sampled file set (read/rpagg.h), launch_sampling.json (read/sampfile.h)
  * and rocprofv3's iteration list (collect/collect.h).
@@ -21,7 +21,7 @@
 
 #include "collect/collect.h"
 #include "read/extrapolate.h"
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "read/rpagg.h"
 #include "read/sampfile.h"
 #include "trace/ktrace_write.h"

@@ -11,7 +11,7 @@
  *               (trace mode); the clock conversion; kernel_trace.csv and
  *               memory_copy_trace.csv
  *   launches.c  counter mode: every launch seen by the launch callbacks, which
- *               of them are profiled (read/launchplan.h), their device times
+ *               of them are profiled (trace/launchplan.h), their device times
  *               (CUDA events), the join with the profiler's ranges, and the
  *               rows of kernel_trace.csv and counter_collection.csv
  *   rangeprof.c per-context CUPTI range profiler: one range per profiled
@@ -33,7 +33,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 #include "trace/clockconv.h"
 #include "trace/copytrace.h"
 #include "trace/ktrace_write.h"

@@ -17,7 +17,7 @@
  *                           counter mode (CUPTI instruments kernels for them, which
  *                           falsifies instruction counters: rangeprof.c)
  *   BENCHRUN_CUPTI_SAMPLE   FIRST:EVERY:BLOCKS:SEED: counters on the launches of each
- *                           (kernel, grid, block) that read/launchplan.h picks, the
+ *                           (kernel, grid, block) that trace/launchplan.h picks, the
  *                           trace on every launch (launches.c); unset or "all": every
  *                           launch profiled
  *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls

@@ -3,7 +3,7 @@
  * Every kernel launch the launch callbacks see (inject.c) becomes a record
  * here, in launch order, numbered per process (the Dispatch_Id of both
  * files). Per signature (kernel, grid, block) the k-th launch is profiled
- * when the plan says so (read/launchplan.h: BENCHRUN_CUPTI_SAMPLE), or always
+ * when the plan says so (trace/launchplan.h: BENCHRUN_CUPTI_SAMPLE), or always
  * without a plan; the range profiler is armed for profiled launches and
  * disarmed before the others (rangeprof.c). Device time: the launch's
  * gpu__time_duration.sum when profiled in a pass that has it, else two CUDA

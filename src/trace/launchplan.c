@@ -1,5 +1,5 @@
 /* launchplan.c - the launch sampling plan of a counter pass (launchplan.h). */
-#include "read/launchplan.h"
+#include "trace/launchplan.h"
 
 #include <errno.h>
 #include <inttypes.h>

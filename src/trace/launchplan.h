@@ -25,8 +25,8 @@
  * seed, the phase and the block, so the same launches are profiled in every
  * pass of a deterministic program.
  */
-#ifndef BR_READ_LAUNCHPLAN_H
-#define BR_READ_LAUNCHPLAN_H
+#ifndef BR_TRACE_LAUNCHPLAN_H
+#define BR_TRACE_LAUNCHPLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
