@@ -8,8 +8,8 @@
  *                            counters JSON file; LIST: the saved text. Prints
  *                            OK or the problems (exit 1 on problems).
  * The listers are a table (below) so the NVIDIA one (CUPTI host API) is a
- * new row, not new control flow. Parsing: read/counterlist.h; checks:
- * read/counterset.h.
+ * new row, not new control flow. Parsing: counters/counterlist.h; checks:
+ * counters/counterset.h.
  */
 #include "cli/cli.h"
 

@@ -2,7 +2,7 @@
  * profiler host API reports for this node's GPU (through benchrun-cupti-host).
  *
  * The text is `Chip <arch profile name>` then `name<TAB>type` lines, the NVIDIA
- * layout of read/counterlist.h, so `benchrun counters check` reads it back.
+ * layout of counters/counterlist.h, so `benchrun counters check` reads it back.
  * Needs no CUDA at build time: the host tool (src/trace/cupti/, built with the
  * toolkit) is found as $BENCHRUN_CUPTI_HOST, else <exe dir>/lib/benchrun/ or
  * <exe dir>/../lib/benchrun/benchrun-cupti-host; the GPU from nvidia-smi's

@@ -1,5 +1,5 @@
 /* fuzz_counterlist.c - libFuzzer target for the rocprofv3 counter-list parser
- * (src/read/counterlist.c): any bytes, then every lookup over the result. */
+ * (src/counters/counterlist.c): any bytes, then every lookup over the result. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

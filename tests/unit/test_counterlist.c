@@ -1,5 +1,5 @@
-/* test_counterlist.c - the rocprofv3 counter-list parser (read/counterlist.c)
- * on each documented layout, and the counter-set checks (read/counterset.c). */
+/* test_counterlist.c - the rocprofv3 counter-list parser (counters/counterlist.c)
+ * on each documented layout, and the counter-set checks (counters/counterset.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
