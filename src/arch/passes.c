@@ -23,7 +23,7 @@ struct arch_pass *arch_passes_add(struct arch_passes *out, const char *name)
     struct arch_pass *p = &out->v[out->n++];
     memset(p, 0, sizeof(*p));
     p->name = xstrdup(name);
-    strv_init(&p->counters);
+    /* counters zeroed: pushes and strv_copy fill it */
     return p;
 }
 
@@ -147,9 +147,7 @@ static int file_root(struct arch_passes *out, const char *file, json_t *root)
 
 void arch_passes_init(struct arch_passes *out)
 {
-    memset(out, 0, sizeof(*out));
-    strv_init(&out->metric_names);
-    strv_init(&out->metric_texts);
+    memset(out, 0, sizeof(*out));       /* a zeroed strv takes pushes: nothing to allocate */
 }
 
 static int parse_text(struct arch_passes *out, const char *text, size_t len, const char *name)
@@ -213,7 +211,7 @@ int arch_passes_load(struct arch_passes *out, const char *set, const char *arch)
         }
         arch_free(ap);
         if (rc != 0)
-            arch_passes_init(out);
+            arch_passes_init(out);      /* released by arch_passes_from_profile */
         return rc;
     }
     return arch_passes_load_file(out, set);

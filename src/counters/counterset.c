@@ -153,11 +153,7 @@ static int load_set(struct counterset *cs, const char *set, const char *arch)
 
 int counterset_load(struct counterset *cs, const char *set, const char *arch)
 {
-    memset(cs, 0, sizeof(*cs));
-    arch_passes_init(&cs->passes);
-    strv_init(&cs->metric_ctr);
-    strv_init(&cs->metric_of);
-    strv_init(&cs->profile_ctr);
+    memset(cs, 0, sizeof(*cs));         /* zeroed strvs and passes take pushes */
     cs->name = xstrdup(set);
     int rc = arch_set_is_file(set) ? load_file(cs, set, arch) : load_set(cs, set, arch);
     if (rc != 0)

@@ -17,7 +17,8 @@ struct strv {
 };
 
 void strv_init(struct strv *sv);
-/* Frees the strings and the array; sv is left empty (as after strv_init). */
+/* Frees the strings and the array; sv is left zeroed: pushes work again,
+ * strv_init makes v a NULL-terminated argv again. */
 void strv_release(struct strv *sv);
 void strv_push(struct strv *sv, const char *s);
 void strv_pushf(struct strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -22,7 +22,7 @@ static void quiet(void *ctx, int is_warning, const char *msg)
 static void analysis(const uint8_t *data, size_t size)
 {
     struct br_calib_params p;
-    br_calib_params_default(&p, "nvidia");
+    br_calib_params_default(&p, GPU_VENDOR_NVIDIA);
     struct br_calib_expect *e;
     size_t n = br_calib_expect_table(&p, &e);
     struct br_calib_results res = { 0 };
