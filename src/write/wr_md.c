@@ -99,8 +99,8 @@ static const char *num(double v, char *b)
 }
 
 /* A number in the seed's format ("%.1f", "%.3e": one double), "-" when
- * missing; b holds 64 bytes. */
-static const char *fnum(double v, const char *fmt, char *b)
+ * missing, in b. */
+static const char *fnum(double v, const char *fmt, char b[static 64])
 {
     if (!isfinite(v))
         return strcpy(b, "-");
@@ -184,7 +184,7 @@ static void title(FILE *fp, const struct wr_info *in)
 
 static void clock_line(FILE *fp, const struct mx_result *res, const struct wr_info *in)
 {
-    char b[3][32];
+    char b[3][64];
     fputs("Utilisation denominators (CU, VALU, SALU, MFMA busy, occupancy) use ", fp);
     if (res->clock_src == MX_CLOCK_FALLBACK) {
         fprintf(fp, "each kernel's own clock (%s).\n\n", wr_clock_source(res));
