@@ -293,9 +293,9 @@ static int read_telemetry(const char *path, struct series *s)
     struct series inst = { 0 };
     bool any = false;
     while ((rc = br_telem_next(tm, &row)) > 0) {
-        series_add(s, row.timestamp_ns, row.v[BR_TV_SOCKET_POWER]);
-        series_add(&inst, row.timestamp_ns, row.v[BR_TV_INST_POWER]);
-        any |= !isnan(row.v[BR_TV_SOCKET_POWER]);
+        series_add(s, row.timestamp_ns, row.v[TELEM_SOCKET_POWER]);
+        series_add(&inst, row.timestamp_ns, row.v[TELEM_INST_POWER]);
+        any |= !isnan(row.v[TELEM_SOCKET_POWER]);
     }
     br_telem_close(tm);
     if (!any) {
@@ -399,7 +399,7 @@ static int telemetry_results(const char *prof_dir, int64_t ks, int64_t ke,
     int rc = 0, seen = 0;
     for (size_t i = 0; files[i] && rc == 0; i++) {
         const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
-        if (strncmp(base, "profiling_result_", 17) != 0)
+        if (strncmp(base, TELEM_FILE_PREFIX, strlen(TELEM_FILE_PREFIX)) != 0)
             continue;
         struct series s = { 0 };
         bool drv = br_drvpower_is_file(files[i]);

@@ -370,7 +370,7 @@ static bool has_telemetry(const char *dir)
     DIR *d = opendir(dir);
     bool any = false;
     for (struct dirent *e; d && !any && (e = readdir(d));)
-        any = !strncmp(e->d_name, "profiling_result_", 17) && br_telem_is_sample_file(e->d_name);
+        any = telem_is_sample_file(e->d_name);
     if (d)
         closedir(d);
     return any;

@@ -88,7 +88,7 @@ static int one_file(const char *path, const int64_t *iv, size_t m, struct acc *a
     struct br_telem_row row;
     int rc;
     while ((rc = br_telem_next(t, &row)) > 0) {
-        double c = row.v[BR_TV_GFX_CLOCK];
+        double c = row.v[TELEM_GFX_CLOCK];
         a->total++;
         if (m && row.timestamp_ns >= iv[0] && row.timestamp_ns <= iv[2 * m - 1])
             a->window++;

@@ -30,8 +30,8 @@ struct telem_acc {
 
 static void acc_row(struct telem_acc *a, const struct br_telem_row *row)
 {
-    double p = row->v[BR_TV_SOCKET_POWER], c = row->v[BR_TV_GFX_CLOCK];
-    double h = row->v[BR_TV_HOTSPOT_TEMP], t = row->v[BR_TV_EDGE_TEMP];
+    double p = row->v[TELEM_SOCKET_POWER], c = row->v[TELEM_GFX_CLOCK];
+    double h = row->v[TELEM_HOTSPOT_TEMP], t = row->v[TELEM_EDGE_TEMP];
     a->samples++;
     if (a->first_ns < 0 || row->timestamp_ns < a->first_ns)
         a->first_ns = row->timestamp_ns;
@@ -86,9 +86,9 @@ static void telemetry_json(const char *rundir, const char *tag, json_t *o, int64
     struct strv files;
     strv_init(&files);
     fs_list_suffix(rundir, ".csv", &files);
-    char *pre = xasprintf("%s/profiling_result_%s_", rundir, tag);
+    char *pre = xasprintf("%s/" TELEM_FILE_PREFIX "%s_", rundir, tag);
     for (size_t i = 0; i < files.n; i++)
-        if (strncmp(files.v[i], pre, strlen(pre)) == 0 && !strstr(files.v[i], "_driver_power.csv"))
+        if (strncmp(files.v[i], pre, strlen(pre)) == 0 && telem_is_sample_file(files.v[i]))
             read_telemetry(files.v[i], &a);
     free(pre);
     strv_release(&files);
@@ -118,7 +118,7 @@ static int64_t node_first_sample(const char *rundir, const char *tag, const char
     struct strv files;
     strv_init(&files);
     fs_list_suffix(rundir, ".csv", &files);
-    char *pre = xasprintf("%s/profiling_result_%s_%s_", rundir, tag, node);
+    char *pre = xasprintf("%s/" TELEM_FILE_PREFIX "%s_%s_", rundir, tag, node);
     for (size_t i = 0; i < files.n; i++)
         if (strncmp(files.v[i], pre, strlen(pre)) == 0 && gpu_csv(files.v[i] + strlen(pre)))
             read_telemetry(files.v[i], &a);

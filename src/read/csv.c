@@ -92,7 +92,7 @@ static int refill(struct csv_src *s)
     size_t tail = s->end - s->pos;
     if (tail == s->cap) {
         if (s->cap >= CSV_MAX_LINE)     /* bounded memory whatever the file holds */
-            return br_error("%s:%ld: a line longer than %u MiB: not a rocprofv3 CSV file?",
+            return br_error("%s:%ld: a line longer than %u MiB: not one of benchrun's inputs?",
                             s->name, s->line + 1, CSV_MAX_LINE >> 20);
         s->cap *= 2;
         s->own = xrealloc(s->own, s->cap);
@@ -174,11 +174,47 @@ static void set_span(struct csv_span *o, const char *p, size_t n, bool quoted)
     o->quoted = quoted;
 }
 
+/* The bytes of w equal to the byte c, as 0x80 in those bytes: in x = w ^
+ * c..c a byte is zero exactly where w held c, and ~(((x & 0x7F..) + 0x7F..)
+ * | x | 0x7F..) has the top bit set in exactly those bytes (the exact form of
+ * the "has zero byte" test, S. E. Anderson, Bit Twiddling Hacks). */
+static inline uint64_t bytes_equal(uint64_t w, uint64_t c)
+{
+    const uint64_t ones7 = 0x7F7F7F7F7F7F7F7FULL;
+    uint64_t x = w ^ c;
+    return ~(((x & ones7) + ones7) | x | ones7);
+}
+
+/* Number of ',' in [s, e), 8 bytes at a time (a multiply by 0x0101.. sums
+ * the 0/1 bytes into the top byte: at most 8, no carry); -1 when a '"' is
+ * there too (the fields must then be walked). */
+static long count_commas_unquoted(const char *s, const char *e)
+{
+    const uint64_t commas = 0x2C2C2C2C2C2C2C2CULL, quotes = 0x2222222222222222ULL;
+    long n = 0;
+    for (; e - s >= 8; s += 8) {
+        uint64_t w;
+        memcpy(&w, s, sizeof(w));
+        if (bytes_equal(w, quotes))
+            return -1;
+        n += (long)(((bytes_equal(w, commas) >> 7) * 0x0101010101010101ULL) >> 56);
+    }
+    for (; s < e; s++) {
+        if (*s == '"')
+            return -1;
+        n += *s == ',';
+    }
+    return n;
+}
+
 int csv_split(const char *line, size_t len, struct csv_span *out, int max)
 {
     size_t i = 0;
     int n = 0;
     for (;;) {
+        long rest = n >= max ? count_commas_unquoted(line + i, line + len) : -1;
+        if (rest >= 0)                  /* only counting left, and no quotes */
+            return n + 1 + (int)rest;
         struct csv_span f;
         size_t next;
         bool last;
@@ -203,9 +239,10 @@ int csv_split(const char *line, size_t len, struct csv_span *out, int max)
             }
             set_span(&f, line + i + 1, next - i - (last ? 2 : 3), true);
         } else {
-            const char *c = memchr(line + i, ',', len - i);
-            size_t stop = c ? (size_t)(c - line) : len;
-            last = !c;
+            size_t stop = i;    /* unquoted fields are short (numbers): a plain loop */
+            while (stop < len && line[stop] != ',')
+                stop++;
+            last = stop == len;
             next = stop + 1;
             set_span(&f, line + i, stop - i, false);
         }
@@ -301,11 +338,16 @@ int csv_u64(const struct csv_span *f, uint64_t *out)
     if (f->n == 0 || f->n > 20)
         return -1;
     uint64_t v = 0;
-    for (uint32_t i = 0; i < f->n; i++) {
+    uint32_t safe = f->n < 19 ? f->n : 19;      /* 19 digits cannot overflow: < 10^19 */
+    for (uint32_t i = 0; i < safe; i++) {
         unsigned d = (unsigned char)f->p[i] - '0';
         if (d > 9)
             return -1;
-        if (v > (UINT64_MAX - d) / 10)
+        v = v * 10 + d;
+    }
+    for (uint32_t i = safe; i < f->n; i++) {
+        unsigned d = (unsigned char)f->p[i] - '0';
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
             return -1;
         v = v * 10 + d;
     }
@@ -336,47 +378,44 @@ static int slow_double(const struct csv_span *f, double *out)
     return 0;
 }
 
-static bool is_special(const struct csv_span *f)
+/* nan, inf, infinity in any case, with an optional sign: 0 with *out set
+ * (as strtod gives them), -1 for anything else. */
+static int special(const struct csv_span *f, double *out)
 {
     const char *p = f->p;
     size_t n = f->n;
+    bool neg = n && *p == '-';
     if (n && (*p == '-' || *p == '+'))
         p++, n--;
-    return (n == 3 && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))) ||
-           (n == 8 && !strncasecmp(p, "infinity", 8));
+    if (n == 3 && (p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'a' && (p[2] | 0x20) == 'n')
+        *out = copysign(NAN, neg ? -1.0 : 1.0);
+    else if ((n == 3 && !strncasecmp(p, "inf", 3)) || (n == 8 && !strncasecmp(p, "infinity", 8)))
+        *out = neg ? -INFINITY : INFINITY;
+    else
+        return -1;
+    return 0;
 }
 
 int csv_double(const struct csv_span *f, double *out)
 {
     const char *p = f->p, *end = f->p + f->n;
-    bool neg = false, any = false, inexact = false;
+    bool neg = false;
     if (p < end && (*p == '-' || *p == '+'))
         neg = *p++ == '-';
-    uint64_t m = 0;
-    int nd = 0;
-    long dexp = 0;
-    for (; p < end && (unsigned)(*p - '0') <= 9; p++, any = true) {
-        if (nd < 19) {
-            m = m * 10 + (unsigned)(*p - '0');
-            nd += m != 0;
-        } else {
-            dexp++;
-            inexact = true;
-        }
-    }
+    uint64_t m = 0;             /* every digit: at most 19 cannot overflow */
+    const char *digits = p;
+    for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+        m = m * 10 + (unsigned)(*p - '0');
+    size_t nint = (size_t)(p - digits), nfrac = 0;
     if (p < end && *p == '.') {
-        for (p++; p < end && (unsigned)(*p - '0') <= 9; p++, any = true) {
-            if (nd < 19) {
-                m = m * 10 + (unsigned)(*p - '0');
-                nd += m != 0;
-                dexp--;
-            } else if (*p != '0') {
-                inexact = true;
-            }
-        }
+        const char *frac = ++p;
+        for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+            m = m * 10 + (unsigned)(*p - '0');
+        nfrac = (size_t)(p - frac);
     }
-    if (!any)
-        return is_special(f) ? slow_double(f, out) : -1;
+    if (nint + nfrac == 0)
+        return special(f, out);
+    long dexp = -(long)nfrac;
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         bool eneg = false;
@@ -392,7 +431,7 @@ int csv_double(const struct csv_span *f, double *out)
     }
     if (p != end)
         return -1;
-    if (inexact || m >= (1ull << 53) || dexp > 22 || dexp < -22)
+    if (nint + nfrac > 19 || m >= (1ull << 53) || dexp > 22 || dexp < -22)
         return slow_double(f, out);
     double v = (double)m;
     v = dexp >= 0 ? v * pow10_tab[dexp] : v / pow10_tab[-dexp];

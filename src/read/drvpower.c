@@ -2,6 +2,7 @@
  * The calibration's power-rise check and the energy analysis both read them. */
 #include "read/drvpower.h"
 
+#include "model/telemetry.h"
 #include "read/csv.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -88,7 +89,6 @@ void br_drvpower_free(struct br_drvpower *d)
 
 bool br_drvpower_is_file(const char *name)
 {
-    static const char suffix[] = "_driver_power.csv";
-    size_t n = strlen(name), k = sizeof(suffix) - 1;
-    return n > k && strcmp(name + n - k, suffix) == 0;
+    size_t n = strlen(name), k = strlen(TELEM_DRIVER_SUFFIX);
+    return n > k && strcmp(name + n - k, TELEM_DRIVER_SUFFIX) == 0;
 }

@@ -98,9 +98,9 @@ static int read_telemetry(struct prun_gpu *g)
     struct br_telem_row row;
     int rc;
     while ((rc = br_telem_next(t, &row)) > 0) {
-        double hot = row.v[BR_TV_HOTSPOT_TEMP], src = xs >= 0 ? row.extra[xs] : NAN;
-        cols_push(&c, row.timestamp_ns, row.v[BR_TV_SOCKET_POWER], row.v[BR_TV_INST_POWER],
-                  row.v[BR_TV_GFX_CLOCK], isfinite(hot) ? hot : row.v[BR_TV_EDGE_TEMP],
+        double hot = row.v[TELEM_HOTSPOT_TEMP], src = xs >= 0 ? row.extra[xs] : NAN;
+        cols_push(&c, row.timestamp_ns, row.v[TELEM_SOCKET_POWER], row.v[TELEM_INST_POWER],
+                  row.v[TELEM_GFX_CLOCK], isfinite(hot) ? hot : row.v[TELEM_EDGE_TEMP],
                   xe >= 0 ? row.extra[xe] : NAN,
                   isfinite(src) && src > 0 && src < 9.2e18 ? (int64_t)src : 0);
     }
@@ -139,7 +139,7 @@ char **prun_find_telemetry(const char *dir)
     char **all = rp_find_files(dir, ".csv");
     size_t n = 0;
     for (char **f = all; *f; f++) {
-        if (br_telem_is_sample_file(*f))
+        if (telem_is_sample_file(*f))
             all[n++] = *f;
         else
             free(*f);

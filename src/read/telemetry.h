@@ -1,16 +1,12 @@
-/* telemetry.h - streaming reader of the sampler's telemetry CSV (docs/design.md §10).
+/* telemetry.h - streaming reader of the sampler's telemetry CSV
+ * (docs/design.md §10; the schema, shared with the sampler: model/telemetry.h).
  *
- * File layout (written by `benchrun sample`, seed-compatible):
- *   line 1  metadata: key=value pairs separated by blanks, commas or semicolons,
- *           optionally after a leading '#' (device, interval, backend, energy
- *           resolution, clock, ...); a list value keeps its commas
- *           (caps=socket_power,energy). A file whose first line is already the
- *           header (starts with "timestamp_ns") is accepted with no metadata.
- *   line 2  header: timestamp_ns,current_socket_power_W,inst_power_W,
- *           gfx_clock_MHz,edge_temp_C,hotspot_temp_C, then any extra columns.
- *   line 3+ one sample per line. Values are decimal numbers; `nan` (any case,
- *           optional sign) or an empty field means "sensor absent" -> NAN.
- * Columns are found by name (a reordered file reads correctly); a missing
+ * Besides what the sampler writes, the reader accepts: a metadata line of
+ * key=value pairs separated by blanks, commas or semicolons, optionally after
+ * a leading '#', a list value keeping its commas (caps=socket_power,energy);
+ * a file whose first line is already the header (no metadata); columns in
+ * any order (found by name); blanks around values; `nan` in any case with an
+ * optional sign, or an empty field, for "sensor absent" (NAN). A missing
  * required column or a duplicate column name is an error. timestamp_ns is a
  * non-negative integer, CLOCK_BOOTTIME ns (the rocprofv3 kernel-trace domain).
  *
@@ -20,11 +16,9 @@
  * no newline is a row cut short by a killed job: it is dropped with a warning
  * (not fatal) and br_telem_truncated() says so. CRLF line ends are accepted.
  *
- * Speed: the reader streams the file in large blocks (no per-row allocation,
- * no line-length limit) and parses only the six required columns plus the
- * extra columns asked for with br_telem_want(). Numbers are converted exactly
- * (correctly rounded, same result as strtod) with a fast path for the short
- * decimals the sampler writes.
+ * Lines, fields and numbers are read with read/csv.h (blocks, no per-row
+ * allocation, correctly rounded numbers); only the required columns and the
+ * extra columns asked for with br_telem_want() are converted.
  *
  * Typical use:
  *   struct br_telem *t = br_telem_open(path);          // reads lines 1-2
@@ -33,7 +27,7 @@
  *   struct br_telem_row row;
  *   int rc;
  *   while ((rc = br_telem_next(t, &row)) > 0)
- *       use(row.timestamp_ns, row.v[BR_TV_GFX_CLOCK], e >= 0 ? row.extra[e] : NAN);
+ *       use(row.timestamp_ns, row.v[TELEM_GFX_CLOCK], e >= 0 ? row.extra[e] : NAN);
  *   br_telem_close(t);                                  // rc < 0: error printed
  */
 #ifndef BR_READ_TELEMETRY_H
@@ -43,24 +37,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The five required value columns, in file order after timestamp_ns. */
-enum br_telem_value {
-    BR_TV_SOCKET_POWER = 0, /* current_socket_power_W, W */
-    BR_TV_INST_POWER,       /* inst_power_W, W (energy delta / time delta) */
-    BR_TV_GFX_CLOCK,        /* gfx_clock_MHz, MHz */
-    BR_TV_EDGE_TEMP,        /* edge_temp_C, degC (NaN on MI300X) */
-    BR_TV_HOTSPOT_TEMP,     /* hotspot_temp_C, degC */
-    BR_TV_COUNT
-};
-
-/* Column names: br_telem_value_names[BR_TV_INST_POWER] = "inst_power_W". */
-extern const char *const br_telem_value_names[BR_TV_COUNT];
-#define BR_TELEM_TIMESTAMP_COL "timestamp_ns"
+#include "model/telemetry.h"
 
 /* One sample. Pointers stay valid until the next br_telem_next/close. */
 struct br_telem_row {
     int64_t timestamp_ns;       /* CLOCK_BOOTTIME ns */
-    double v[BR_TV_COUNT];      /* NAN where the sensor is absent */
+    double v[TELEM_NREQUIRED];  /* the required columns (enum telem_col); NAN where absent */
     const double *extra;        /* columns asked for with br_telem_want, in slot order */
     long line;                  /* 1-based line number in the file */
 };
@@ -69,11 +51,6 @@ struct br_telem;
 
 /* Opens a file and reads the metadata and header lines. NULL on error
  * (printed). */
-/* True for a sampler telemetry file name (profiling_result_*.csv), false for
- * the NVIDIA driver's buffered power samples (*_driver_power.csv), which have
- * their own columns. Takes a base name or a path. */
-bool br_telem_is_sample_file(const char *name);
-
 struct br_telem *br_telem_open(const char *path);
 /* Same over a memory buffer (not copied; must outlive the reader). name is
  * used in messages. Used by the fuzz target and unit tests. */

@@ -29,6 +29,7 @@
  * order on nodes of identical GPUs), then CUDA_VISIBLE_DEVICES (indices or
  * GPU-<uuid> prefixes) selects and reorders.
  */
+#include "model/telemetry.h"
 #include "sample/nvml_abi.h"
 #include "sample/sample.h"
 #include "util/error.h"
@@ -406,7 +407,7 @@ static void probe_caps(struct br_sampler_dev *d, struct br_dev_info *info)
 static int open_driver_file(struct br_sampler_dev *d, const struct br_open_opts *o,
                             struct br_dev_info *info)
 {
-    d->drv_path = xasprintf("%s/%s_driver_power.csv", o->outdir, o->file_stem);
+    d->drv_path = xasprintf("%s/%s" TELEM_DRIVER_SUFFIX, o->outdir, o->file_stem);
     d->fd_drv = open(d->drv_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (d->fd_drv < 0)
         return br_error("sample: cannot create '%s': %s", d->drv_path, strerror(errno));

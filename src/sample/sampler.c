@@ -91,13 +91,6 @@ static double cpu_seconds(void)
 
 /* ---- per-GPU output ------------------------------------------------------ */
 
-char *br_sampler_file_stem(const char *prefix, const char *node, int gpu)
-{
-    if (node)
-        return xasprintf("profiling_result_%s_%s_%d", prefix, node, gpu);
-    return xasprintf("profiling_result_%s_%d", prefix, gpu);
-}
-
 int br_fmt_fixed(char *out, double v, int decimals)
 {
     if (isnan(v))
@@ -191,8 +184,7 @@ static void metadata_line(struct strbuf *sb, const struct br_sampler_config *cfg
             first = false;
         }
     add_kv(sb, "gfx_clock", g->info.gfx_clock);
-    sb_adds(sb, " inst_power=energy_delta_over_source_time missing=nan\n"
-                BR_TELEMETRY_HEADER "\n");
+    sb_addf(sb, " inst_power=energy_delta_over_source_time missing=nan\n%s\n", telem_header());
 }
 
 static int open_gpu(const struct br_sampler_config *cfg, struct br_gpu_out *g, int gpu)
@@ -201,7 +193,7 @@ static int open_gpu(const struct br_sampler_config *cfg, struct br_gpu_out *g, i
     g->fd = -1;
     g->e0 = g->prev_e = g->last_inst = NAN;
     sb_init(&g->line);
-    char *stem = br_sampler_file_stem(cfg->prefix, cfg->node, gpu);
+    char *stem = telem_file_stem(cfg->prefix, cfg->node, gpu);
     struct br_open_opts o = { .outdir = cfg->outdir, .file_stem = stem,
                               .interval_ns = cfg->interval_ns };
     g->dev = cfg->ops->open(gpu, &o, &g->info);
@@ -263,25 +255,34 @@ static bool is_refresh(struct br_gpu_out *g, const struct br_sample *s)
     return r;
 }
 
+/* One row in the schema's column order (model/telemetry.h). */
 static void format_row(struct br_gpu_out *g, const struct br_sample *s, bool refreshed)
 {
+    double v[TELEM_NCOLS] = {
+        [TELEM_SOCKET_POWER] = s->socket_power_W,
+        [TELEM_INST_POWER] = g->last_inst,
+        [TELEM_GFX_CLOCK] = s->gfx_clock_MHz,
+        [TELEM_EDGE_TEMP] = s->edge_temp_C,
+        [TELEM_HOTSPOT_TEMP] = s->hotspot_temp_C,
+        [TELEM_ENERGY] = isnan(s->energy_J) ? NAN : s->energy_J - g->e0,
+        [TELEM_MEM_CLOCK] = s->mem_clock_MHz,
+        [TELEM_REFRESHED] = refreshed ? 1 : 0,
+        [TELEM_MEM_TEMP] = s->mem_temp_C,
+        [TELEM_GFX_CLOCK_MAX] = s->gfx_clock_max_MHz,
+    };
     struct strbuf *sb = &g->line;
     sb_reset(sb);
     sb_addf(sb, "%lld,", (long long)s->t_ns);
-    add_fixed(sb, s->socket_power_W, 3);
-    add_fixed(sb, g->last_inst, 3);
-    add_fixed(sb, s->gfx_clock_MHz, 1);
-    add_fixed(sb, s->edge_temp_C, 2);
-    add_fixed(sb, s->hotspot_temp_C, 2);
-    add_fixed(sb, isnan(s->energy_J) ? NAN : s->energy_J - g->e0, 6);
-    add_fixed(sb, s->mem_clock_MHz, 1);
-    if (s->source_time_ns >= 0)
-        sb_addf(sb, "%lld,", (long long)s->source_time_ns);
-    else
-        sb_adds(sb, "nan,");
-    sb_addf(sb, "%d,", refreshed ? 1 : 0);
-    add_fixed(sb, s->mem_temp_C, 2);
-    add_fixed(sb, s->gfx_clock_max_MHz, 1);
+    for (int c = 0; c < TELEM_NCOLS; c++) {
+        if (c == TELEM_SOURCE_TIMESTAMP && s->source_time_ns >= 0)   /* ns: an int64 */
+            sb_addf(sb, "%lld,", (long long)s->source_time_ns);
+        else if (c == TELEM_SOURCE_TIMESTAMP)
+            sb_adds(sb, "nan,");
+        else if (telem_cols[c].decimals == TELEM_INTEGER)
+            sb_addf(sb, "%.0f,", v[c]);
+        else
+            add_fixed(sb, v[c], telem_cols[c].decimals);
+    }
     sb->buf[sb->len - 1] = '\n';
 }
 

@@ -4,13 +4,11 @@
  * (clock_nanosleep TIMER_ABSTIME on CLOCK_BOOTTIME), starts before the command
  * and stops after it exits, forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to it, and
  * writes per GPU (in outdir):
- *   profiling_result_<prefix>[_<node>]_<gpu>.csv
+ *   profiling_result_<prefix>[_<node>]_<gpu>.csv (telem_file_stem)
  *     line 1: metadata, space-separated key=value pairs (no spaces in values);
- *     line 2: header; then one line per sample, each written with one
- *     write(2) as soon as it is read, so a SIGKILL leaves only whole lines:
- *     timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,
- *     edge_temp_C,hotspot_temp_C,energy_J,mem_clock_MHz,source_timestamp_ns,
- *     refreshed,mem_temp_C,gfx_clock_max_MHz
+ *     line 2: the header of model/telemetry.h, the one schema the readers
+ *     read too; then one line per sample, each written with one
+ *     write(2) as soon as it is read, so a SIGKILL leaves only whole lines
  *     (nan for an absent reading; timestamps CLOCK_BOOTTIME ns; energy_J
  *     accumulated since the first sample; refreshed 1 when the source's
  *     reading changed since the previous sample; inst_power_W = energy delta /
@@ -21,15 +19,11 @@
 #ifndef BR_SAMPLER_H
 #define BR_SAMPLER_H
 
+#include "model/telemetry.h"
 #include "sample/sample.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#define BR_TELEMETRY_HEADER                                                              \
-    "timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,edge_temp_C,"        \
-    "hotspot_temp_C,energy_J,mem_clock_MHz,source_timestamp_ns,refreshed,mem_temp_C,"    \
-    "gfx_clock_max_MHz"
 
 struct br_sampler_config {
     const struct br_sampler_ops *ops;
@@ -60,9 +54,6 @@ struct br_sampler_stats {
  * started), or -1 with an error printed when sampling could not start.
  * stats may be NULL. */
 int br_sampler_run(const struct br_sampler_config *cfg, struct br_sampler_stats *stats);
-
-/* File stem of GPU gpu: "profiling_result_<prefix>[_<node>]_<gpu>". */
-char *br_sampler_file_stem(const char *prefix, const char *node, int gpu);
 
 /* Formats v with `decimals` digits after the point into out (>= 32 bytes);
  * "nan" for NaN. Returns the length. Exposed for tests. */

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 
 const struct vec_spec vec_specs[VEC_NSPECS] = {
-    { "inst_power", BR_TV_INST_POWER, 1, 0.5, 2.05, 0.1, "fraction of TDP" },
-    { "socket_power", BR_TV_SOCKET_POWER, 1, 0.5, 2.05, 0.1, "fraction of TDP" },
-    { "gfx_frequency", BR_TV_GFX_CLOCK, 0, 0, 2300, 100, "MHz" },
-    { "hotspot_temp", BR_TV_HOTSPOT_TEMP, 0, 30, 115, 5, "degrees C" },
-    { "edge_temp", BR_TV_EDGE_TEMP, 0, 30, 115, 5, "degrees C" },
+    { "inst_power", TELEM_INST_POWER, 1, 0.5, 2.05, 0.1, "fraction of TDP" },
+    { "socket_power", TELEM_SOCKET_POWER, 1, 0.5, 2.05, 0.1, "fraction of TDP" },
+    { "gfx_frequency", TELEM_GFX_CLOCK, 0, 0, 2300, 100, "MHz" },
+    { "hotspot_temp", TELEM_HOTSPOT_TEMP, 0, 30, 115, 5, "degrees C" },
+    { "edge_temp", TELEM_EDGE_TEMP, 0, 30, 115, 5, "degrees C" },
 };
 
 size_t vec_arange(double lo, double hi, double step, double *out, size_t max)

@@ -25,7 +25,7 @@
 /* One vector of the Minos scheme. */
 struct vec_spec {
     const char *name;          /* JSON key, e.g. "inst_power" */
-    enum br_telem_value col;   /* telemetry column */
+    enum telem_col col;   /* telemetry column */
     int by_tdp;                /* 1: reference = TDP (W); 0: reference = 1 */
     double lo, hi, step;       /* numpy.arange(lo, hi, step) */
     const char *unit;          /* unit of x, e.g. "fraction of TDP" */

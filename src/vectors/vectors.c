@@ -434,7 +434,7 @@ char *vec_skip_reason(const struct vec_spec *s, const struct vec_hist *h, uint64
         return xstrdup("no sample in the window");
     if (h->finite == 0)   /* the seed's words */
         return xasprintf("no valid samples in %s (sensor not exposed: all nan)",
-                         br_telem_value_names[s->col]);
+                         telem_cols[s->col].name);
     if (h->population == 0)
         return xasprintf("no sample at or above the first edge (x >= %g %s)", s->lo, s->unit);
     return NULL;

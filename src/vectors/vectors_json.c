@@ -391,7 +391,7 @@ static void write_bin(struct jsonw *w, const char *key, int s, const struct vec_
     const struct vec_spec *sp = &vec_specs[s];
     jw_key(w, key);
     jw_obj_begin(w);
-    jw_kstr(w, "column", br_telem_value_names[sp->col]);
+    jw_kstr(w, "column", telem_cols[sp->col].name);
     jw_key(w, "bin_edges");   /* the seed's: the edges rounded (numpy's 0.7999999999999999 -> 0.8) */
     jw_arr_begin(w);
     for (size_t i = 0; i < r->nedges[s]; i++)

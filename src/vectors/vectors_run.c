@@ -35,8 +35,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TELEM_PREFIX "profiling_result_"
-
 static bool ends_with(const char *s, const char *suf)
 {
     size_t n = strlen(s), m = strlen(suf);
@@ -57,11 +55,11 @@ static int list_telemetry(const char *dir, struct strv *names)
         return br_error("cannot open power run folder '%s': %s", dir, strerror(errno));
     struct dirent *e;
     while ((e = readdir(d)))
-        if (br_telem_is_sample_file(e->d_name))
+        if (telem_is_sample_file(e->d_name))
             strv_push(names, e->d_name);
     closedir(d);
     if (names->n == 0)
-        return br_error("no telemetry file (" TELEM_PREFIX "<tag>_<gpu>.csv) in '%s'", dir);
+        return br_error("no telemetry file (" TELEM_FILE_PREFIX "<tag>_<gpu>.csv) in '%s'", dir);
     qsort(names->v, names->n, sizeof(*names->v), cmp_str);
     return 0;
 }
@@ -69,14 +67,14 @@ static int list_telemetry(const char *dir, struct strv *names)
 /* "profiling_result_<rest>_<gpu>.csv": *gpu and a copy of rest. */
 static int split_name(const char *file, int *gpu, char **rest)
 {
-    const char *s = file + strlen(TELEM_PREFIX);
+    const char *s = file + strlen(TELEM_FILE_PREFIX);
     size_t n = strlen(s) - strlen(".csv");
     size_t i = n;
     while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
         i--;
     if (i == n || n - i > 6)
         return br_error("%s: cannot tell the GPU index: expected "
-                        TELEM_PREFIX "<tag>_<gpu>.csv", file);
+                        TELEM_FILE_PREFIX "<tag>_<gpu>.csv", file);
     *gpu = atoi(s + i);
     *rest = xstrndup(s, i > 0 && s[i - 1] == '_' ? i - 1 : i);
     return 0;

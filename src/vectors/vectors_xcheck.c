@@ -68,8 +68,8 @@ static int write_samples(const struct vec_result *r, int fd, const char *path)
     }
     fputs("timestamp_ns,current_socket_power_W,inst_power_W,gfx_clock_MHz,edge_temp_C,"
           "hotspot_temp_C\n", fp);
-    static const enum br_telem_value cols[5] = { BR_TV_SOCKET_POWER, BR_TV_INST_POWER,
-        BR_TV_GFX_CLOCK, BR_TV_EDGE_TEMP, BR_TV_HOTSPOT_TEMP };
+    static const enum telem_col cols[5] = { TELEM_SOCKET_POWER, TELEM_INST_POWER,
+        TELEM_GFX_CLOCK, TELEM_EDGE_TEMP, TELEM_HOTSPOT_TEMP };
     int rc = 0;
     for (size_t i = 0; i < r->ngpus && rc == 0; i++) {
         int64_t ws, we;

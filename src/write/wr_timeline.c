@@ -50,18 +50,18 @@ static int tline_scan(struct tline *l, struct dec *decs, double t0, double t1)
     struct br_telem_row row;
     int rc;
     while ((rc = br_telem_next(t, &row)) > 0) {
-        double ts = (double)(row.timestamp_ns - l->k0) / 1e9, w = row.v[BR_TV_SOCKET_POWER];
+        double ts = (double)(row.timestamp_ns - l->k0) / 1e9, w = row.v[TELEM_SOCKET_POWER];
         if (!decs) {
             l->first = l->rows++ ? fmin(l->first, ts) : ts;
             l->last = l->rows > 1 ? fmax(l->last, ts) : ts;
             continue;
         }
-        w = isfinite(w) ? w : row.v[BR_TV_INST_POWER];
+        w = isfinite(w) ? w : row.v[TELEM_INST_POWER];
         dec_push(&decs[S_STRIP], ts, w);
         if (ts < t0 || ts > t1)
             continue;
         dec_push(&decs[S_POWER], ts, w);
-        dec_push(&decs[S_CLOCK], ts, row.v[BR_TV_GFX_CLOCK]);
+        dec_push(&decs[S_CLOCK], ts, row.v[TELEM_GFX_CLOCK]);
     }
     br_telem_close(t);
     return rc < 0 ? -1 : 0;

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)br_telem_meta(t, br_telem_meta_key(t, i));
     struct br_telem_row row;
     while (br_telem_next(t, &row) > 0) {
-        g_sink += (double)row.timestamp_ns + row.v[BR_TV_GFX_CLOCK];
+        g_sink += (double)row.timestamp_ns + row.v[TELEM_GFX_CLOCK];
         if (e >= 0 && !isnan(row.extra[e]))
             g_sink += row.extra[e];
     }

@@ -54,24 +54,24 @@ static void test_basic(void **state)
     assert_int_equal(br_telem_next(t, &r), 1);
     assert_int_equal(r.line, 3);
     assert_int_equal(r.timestamp_ns, 1000);
-    assert_true(r.v[BR_TV_SOCKET_POWER] == 500.5);
-    assert_true(r.v[BR_TV_INST_POWER] == 612.25);
-    assert_true(r.v[BR_TV_GFX_CLOCK] == 2100);
-    assert_true(isnan(r.v[BR_TV_EDGE_TEMP]));
-    assert_true(r.v[BR_TV_HOTSPOT_TEMP] == 55);
+    assert_true(r.v[TELEM_SOCKET_POWER] == 500.5);
+    assert_true(r.v[TELEM_INST_POWER] == 612.25);
+    assert_true(r.v[TELEM_GFX_CLOCK] == 2100);
+    assert_true(isnan(r.v[TELEM_EDGE_TEMP]));
+    assert_true(r.v[TELEM_HOTSPOT_TEMP] == 55);
     assert_true(r.extra[0] == 0.5);
     assert_true(r.extra[1] == 2100);
     assert_int_equal(br_telem_next(t, &r), 1);
     assert_int_equal(r.line, 4);
-    assert_true(isnan(r.v[BR_TV_INST_POWER]));      /* empty field */
+    assert_true(isnan(r.v[TELEM_INST_POWER]));      /* empty field */
     assert_true(r.extra[0] == 1.25);
     assert_int_equal(br_telem_next(t, &r), 1);      /* blank line skipped */
     assert_int_equal(r.line, 6);
-    assert_true(r.v[BR_TV_SOCKET_POWER] == 0 && signbit(r.v[BR_TV_SOCKET_POWER]));
-    assert_true(r.v[BR_TV_INST_POWER] == 1000);
-    assert_true(r.v[BR_TV_GFX_CLOCK] == 2100);
-    assert_true(isnan(r.v[BR_TV_EDGE_TEMP]));
-    assert_true(r.v[BR_TV_HOTSPOT_TEMP] == 55);
+    assert_true(r.v[TELEM_SOCKET_POWER] == 0 && signbit(r.v[TELEM_SOCKET_POWER]));
+    assert_true(r.v[TELEM_INST_POWER] == 1000);
+    assert_true(r.v[TELEM_GFX_CLOCK] == 2100);
+    assert_true(isnan(r.v[TELEM_EDGE_TEMP]));
+    assert_true(r.v[TELEM_HOTSPOT_TEMP] == 55);
     assert_int_equal(br_telem_next(t, &r), 0);
     assert_int_equal(br_telem_next(t, &r), 0);
     assert_int_equal(br_telem_rows(t), 3);
@@ -121,9 +121,9 @@ static void test_no_metadata_reordered(void **state)
     assert_int_equal(br_telem_next(t, &r), 1);
     assert_int_equal(r.line, 2);
     assert_int_equal(r.timestamp_ns, 42);
-    assert_true(r.v[BR_TV_HOTSPOT_TEMP] == 60);
-    assert_true(r.v[BR_TV_INST_POWER] == 700);
-    assert_true(r.v[BR_TV_SOCKET_POWER] == 650);
+    assert_true(r.v[TELEM_HOTSPOT_TEMP] == 60);
+    assert_true(r.v[TELEM_INST_POWER] == 700);
+    assert_true(r.v[TELEM_SOCKET_POWER] == 650);
     assert_int_equal(br_telem_next(t, &r), 0);
     br_telem_close(t);
 }
@@ -243,8 +243,8 @@ static void test_numbers_exact(void **state)
     struct br_telem_row r;
     for (int i = 0; i < n; i++) {
         assert_int_equal(br_telem_next(t, &r), 1);
-        if (memcmp(&r.v[BR_TV_INST_POWER], &ref[i], sizeof(double)) != 0)
-            fail_msg("row %d: %.17g != strtod %.17g", i, r.v[BR_TV_INST_POWER], ref[i]);
+        if (memcmp(&r.v[TELEM_INST_POWER], &ref[i], sizeof(double)) != 0)
+            fail_msg("row %d: %.17g != strtod %.17g", i, r.v[TELEM_INST_POWER], ref[i]);
     }
     br_telem_close(t);
     free(ref);
@@ -279,8 +279,8 @@ static void test_file_blocks(void **state)
     for (int i = 0; i < n; i++) {
         assert_int_equal(br_telem_next(t, &r), 1);
         assert_int_equal(r.timestamp_ns, 1000LL * i);
-        assert_true(r.v[BR_TV_SOCKET_POWER] == (i % 900) + 0.5);
-        assert_true(r.v[BR_TV_INST_POWER] == (i % 1100) + 0.25);
+        assert_true(r.v[TELEM_SOCKET_POWER] == (i % 900) + 0.5);
+        assert_true(r.v[TELEM_INST_POWER] == (i % 1100) + 0.25);
         assert_int_equal(r.line, i + 3);
     }
     assert_int_equal(br_telem_next(t, &r), 0);
@@ -294,14 +294,14 @@ static void test_file_blocks(void **state)
 static void test_sample_file_names(void **state)
 {
     (void)state;
-    assert_true(br_telem_is_sample_file("profiling_result_lmp_0.csv"));
-    assert_true(br_telem_is_sample_file("/a/b/profiling_result_lmp_node1_7.csv"));
-    assert_false(br_telem_is_sample_file("profiling_result_lmp_0_driver_power.csv"));
-    assert_false(br_telem_is_sample_file("/x/profiling_result_lmp_0_driver_power.csv"));
-    assert_false(br_telem_is_sample_file("profiling_result_lmp_0.json"));
-    assert_false(br_telem_is_sample_file("sampler_lmp.json"));
-    assert_false(br_telem_is_sample_file("x_profiling_result_lmp_0.csv"));
-    assert_false(br_telem_is_sample_file(".csv"));
+    assert_true(telem_is_sample_file("profiling_result_lmp_0.csv"));
+    assert_true(telem_is_sample_file("/a/b/profiling_result_lmp_node1_7.csv"));
+    assert_false(telem_is_sample_file("profiling_result_lmp_0_driver_power.csv"));
+    assert_false(telem_is_sample_file("/x/profiling_result_lmp_0_driver_power.csv"));
+    assert_false(telem_is_sample_file("profiling_result_lmp_0.json"));
+    assert_false(telem_is_sample_file("sampler_lmp.json"));
+    assert_false(telem_is_sample_file("x_profiling_result_lmp_0.csv"));
+    assert_false(telem_is_sample_file(".csv"));
 }
 
 int main(void)

@@ -1,0 +1,58 @@
+/* telemetry.c - the telemetry schema's table and file names (telemetry.h). */
+#include "model/telemetry.h"
+
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct telem_col_info telem_cols[TELEM_NCOLS] = {
+    [TELEM_SOCKET_POWER] = { "current_socket_power_W", 3 },
+    [TELEM_INST_POWER] = { "inst_power_W", 3 },
+    [TELEM_GFX_CLOCK] = { "gfx_clock_MHz", 1 },
+    [TELEM_EDGE_TEMP] = { "edge_temp_C", 2 },
+    [TELEM_HOTSPOT_TEMP] = { "hotspot_temp_C", 2 },
+    [TELEM_ENERGY] = { "energy_J", 6 },
+    [TELEM_MEM_CLOCK] = { "mem_clock_MHz", 1 },
+    [TELEM_SOURCE_TIMESTAMP] = { "source_timestamp_ns", TELEM_INTEGER },
+    [TELEM_REFRESHED] = { "refreshed", TELEM_INTEGER },
+    [TELEM_MEM_TEMP] = { "mem_temp_C", 2 },
+    [TELEM_GFX_CLOCK_MAX] = { "gfx_clock_max_MHz", 1 },
+};
+
+const char *telem_header(void)
+{
+    static char *header;        /* built once from the table */
+    if (!header) {
+        struct strbuf sb;
+        sb_init(&sb);
+        sb_adds(&sb, TELEM_TIMESTAMP_COL);
+        for (int c = 0; c < TELEM_NCOLS; c++)
+            sb_addf(&sb, ",%s", telem_cols[c].name);
+        header = sb_detach(&sb);
+    }
+    return header;
+}
+
+char *telem_file_stem(const char *prefix, const char *node, int gpu)
+{
+    if (node)
+        return xasprintf(TELEM_FILE_PREFIX "%s_%s_%d", prefix, node, gpu);
+    return xasprintf(TELEM_FILE_PREFIX "%s_%d", prefix, gpu);
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+bool telem_is_sample_file(const char *name)
+{
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    size_t n = strlen(base);
+    return strncmp(base, TELEM_FILE_PREFIX, strlen(TELEM_FILE_PREFIX)) == 0 &&
+           ends_with(base, n, ".csv") && !ends_with(base, n, TELEM_DRIVER_SUFFIX);
+}
