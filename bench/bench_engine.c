@@ -107,6 +107,6 @@ int main(int argc, char **argv)
     }
     printf("engine + writers over read: %.4f (median of %d runs, %d passes)\n",
            (med[1] + med[2]) / med[0], reps, np);
-    rp_strv_free(passes);
+    str_array_free(passes);
     return 0;
 }

@@ -78,7 +78,7 @@ static double read_time(const char *pmc, int reps, uint64_t *profiled, uint64_t 
     qsort(t, (size_t)reps, sizeof(double), cmp_double);
     double med = t[reps / 2];
     free(t);
-    rp_strv_free(names);
+    str_array_free(names);
     return med;
 }
 

@@ -231,7 +231,7 @@ static int scan_traces(const char *prof_dir, const char *name, bool first_only, 
                  ? db_scan(files[i], name, first_only, acc)
                  : trace_scan(csv_open(files[i]), name, first_only, acc);
     }
-    rp_strv_free(files);
+    str_array_free(files);
     return rc;
 }
 
@@ -409,7 +409,7 @@ static int telemetry_results(const char *prof_dir, int64_t ks, int64_t ke,
         seen++;
         series_free(&s);
     }
-    rp_strv_free(files);
+    str_array_free(files);
     if (rc == 0 && seen == 0)
         br_calib_result_add(res, "long kernel: power rise vs start", "telemetry file", NULL,
                             prof_dir, BR_CALIB_MISS, "no profiling_result_*.csv in the power run");

@@ -247,7 +247,7 @@ static int passes_from_folders(struct arch_passes *set, const char *pmc_dir)
         else
             arch_passes_add(set, *f);
     }
-    rp_strv_free(found);
+    str_array_free(found);
     if (rc == 0 && set->n == 0)
         rc = br_error("%s: no pass folder with a *_counter_collection.csv or *" RP_ROCPD_SUFFIX,
                       pmc_dir);
@@ -469,7 +469,7 @@ static char **perf_files(const char *pmc_dir, const char *pass)
         v[k++] = old;
     else
         free(old);
-    rp_strv_free(all);
+    str_array_free(all);
     free(dir);
     return v;
 }
@@ -515,7 +515,7 @@ static void perf_pass(const regex_t *re, const char *pmc_dir, struct mx_pass *mp
     char **files = perf_files(pmc_dir, mp->name);
     for (char **f = files; *f && !mp->perf; f++)
         mp->perf = perf_in_file(re, *f, &mp->perf_s);
-    rp_strv_free(files);
+    str_array_free(files);
 }
 
 static int perf_lines(const struct an_opts *o, struct mx_result *res)
@@ -560,8 +560,8 @@ static bool has_trace(const char *dir)
 {
     char **f = rp_find_traces(dir), **c = rp_find_copies(dir);
     bool any = f[0] != NULL || c[0] != NULL;
-    rp_strv_free(f);
-    rp_strv_free(c);
+    str_array_free(f);
+    str_array_free(c);
     return any;
 }
 
@@ -712,7 +712,7 @@ static void state_free(struct an_state *s)
     free(s->pcopies);
     rp_run_release(&s->run);
     passes_free(&s->passes);
-    rp_strv_free(s->tel);
+    str_array_free(s->tel);
     free(s->arch_source);
     free(s->out_dir);
     free(s->pmc_abs);

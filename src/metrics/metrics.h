@@ -23,7 +23,8 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "read/rocprof.h"
+#include "model/power.h"
+#include "model/run.h"
 
 enum mx_clock_src { MX_CLOCK_OVERRIDE, MX_CLOCK_SAMPLED, MX_CLOCK_FALLBACK };
 

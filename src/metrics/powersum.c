@@ -9,7 +9,7 @@
  * evidence per node ("nodes"), each node's first sample and first kernel
  * (ktrace_<tag>/<node>/) against its own clock_ref. */
 #include "metrics/powersum.h"
-#include "read/intern.h"
+#include "model/intern.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/error.h"

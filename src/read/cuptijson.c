@@ -113,7 +113,7 @@ int cj_read_pass(struct cj_pass *cp, const char *dir)
         json_decref(o);
         n++;
     }
-    rp_strv_free(files);
+    str_array_free(files);
     return n;
 }
 

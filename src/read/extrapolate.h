@@ -42,25 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/run.h"
 #include "trace/launchplan.h"
-
-enum xp_unit {
-    XP_UNIT_SIGNATURE,   /* kernel name, grid size and workgroup size (libbenchrun-cupti) */
-    XP_UNIT_KERNEL,      /* kernel name only (rocprofv3 counts iterations per kernel) */
-};
-
-/* How a pass was sampled (its launch_sampling.json). */
-struct xp_sampling {
-    struct lp_plan plan;
-    enum xp_unit unit;
-    /* The trace's durations are the kernels' own (rocprofv3: dispatch
-     * timestamps), so time-proportional counters scale with them. false: they
-     * come from CUDA events around each launch (libbenchrun-cupti), which add
-     * ~2.6 us per launch on an H200 (+56 % on 4.5-us kernels): then every
-     * counter scales by launches, and a pass with gpu__time_duration.sum
-     * takes its kernel times from that counter's estimate. */
-    bool kernel_times;
-};
 
 /* One unit's profiled launches for one counter. */
 struct xp_unit_data {

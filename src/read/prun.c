@@ -219,7 +219,7 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
         if (rc == 0)
             rc = read_driver(g);
     }
-    rp_strv_free(found);
+    str_array_free(found);
     if (rc == 0 && n == 0)
         rc = br_error("%s: no telemetry file (profiling_result_*.csv)", dir);
     qsort(pr->gpu, pr->ngpus, sizeof(*pr->gpu), cmp_gpu);
@@ -235,7 +235,7 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
         strv_pushf(&pr->warn, "%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": all energy is "
                    "idle, no kernel attribution", kt);
     }
-    rp_strv_free(traces);
+    str_array_free(traces);
     const struct rp_power *pw = pr->pw;
     pr->key = xcalloc(pw->ngpus + 1, sizeof(*pr->key));
     for (uint32_t k = 0; k < pw->ngpus; k++)

@@ -35,7 +35,7 @@
 
 #include "energy/energy.h"
 #include "read/drvpower.h"
-#include "read/intern.h"
+#include "model/intern.h"
 #include "read/rocprof.h"
 
 struct prun_gpu {

@@ -503,8 +503,8 @@ static void kv_add(struct kv *kv, const char *k, const char *v)
 
 static void kv_free(struct kv *kv)
 {
-    rp_strv_free(kv->keys);
-    rp_strv_free(kv->vals);
+    str_array_free(kv->keys);
+    str_array_free(kv->vals);
     memset(kv, 0, sizeof(*kv));
 }
 

@@ -30,14 +30,6 @@
 
 #define RP_MAX_DEPTH 4
 
-void rp_strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -113,8 +105,8 @@ char **rp_find_traces(const char *path)
     }
     v[n] = NULL;
     qsort(v, n, sizeof(*v), cmp_str);
-    rp_strv_free(csv);
-    rp_strv_free(db);
+    str_array_free(csv);
+    str_array_free(db);
     return v;
 }
 
@@ -134,7 +126,7 @@ char **rp_find_passes(const char *pmc_dir)
         char *p = fs_path_join(pmc_dir, e->d_name);
         char **files = fs_is_dir(p) ? rp_find_files(p, "counter_collection.csv") : NULL;
         if (files && !files[0]) {
-            rp_strv_free(files);
+            str_array_free(files);
             files = rp_find_files(p, RP_ROCPD_SUFFIX);
         }
         if (files && files[0]) {
@@ -142,7 +134,7 @@ char **rp_find_passes(const char *pmc_dir)
             v[n++] = xstrdup(e->d_name);
             v[n] = NULL;
         }
-        rp_strv_free(files);
+        str_array_free(files);
         free(p);
     }
     closedir(d);
@@ -198,7 +190,7 @@ static void add_kind(struct fileset **sets, size_t *n, size_t *cap, const char *
         free(*slot);
         *slot = xstrdup(*f);
     }
-    rp_strv_free(files);
+    str_array_free(files);
 }
 
 static int cmp_set(const void *a, const void *b)
@@ -574,44 +566,6 @@ int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass
     return rc;
 }
 
-static void pass_release(struct rp_pass *p)
-{
-    free(p->name);
-    free(p->dir);
-    rp_strv_free(p->files);
-    free(p->layout);
-    rp_strv_free(p->counters);
-    rp_strv_free(p->constants);
-    free(p->launches);
-    free(p->profiled);
-    free(p->uncounted);
-    free(p->dur_ns);
-    free(p->csum);
-    free(p->cvar);
-    free(p->cdf);
-    free(p->crows);
-    free(p->bad_value_at);
-    free(p->dup_row_at);
-}
-
-static void agent_release(struct rp_agent *ag)
-{
-    free(ag->file);
-    rp_strv_free(ag->keys);
-    rp_strv_free(ag->vals);
-}
-
-void rp_run_release(struct rp_run *run)
-{
-    for (uint32_t i = 0; i < run->npasses; i++)
-        pass_release(&run->passes[i]);
-    free(run->passes);
-    free(run->attr);
-    intern_release(&run->names);
-    agent_release(&run->agent);
-    memset(run, 0, sizeof(*run));
-}
-
 /* ---- agent_info ---------------------------------------------------------------- */
 
 static int agent_row(struct rp_agent *ag, const struct rp_header *h, const char *line, size_t len)
@@ -723,6 +677,6 @@ int rp_check_mem(const char *name, const void *data, size_t len, struct rp_file_
             info->rows = agent_rows;
     }
     rp_agg_release(&a);
-    agent_release(&ag);
+    rp_agent_release(&ag);
     return rc;
 }

@@ -22,7 +22,7 @@
 #define BR_READ_RPAGG_H
 
 #include "read/extrapolate.h"
-#include "read/intern.h"
+#include "model/intern.h"
 #include "read/rocprof.h"
 #include "util/strbuf.h"
 

@@ -72,24 +72,6 @@ int rp_copy_gpus(const struct ct_copy *c, int32_t gpu[2])
     }
 }
 
-void rp_copies_sum(const struct rp_copies *cp, struct rp_copy_sum *by_dir, struct rp_copy_sum *all)
-{
-    memset(by_dir, 0, CT_NDIR * sizeof(*by_dir));
-    if (all)
-        memset(all, 0, sizeof(*all));
-    for (size_t i = 0; i < cp->n; i++) {
-        const struct ct_copy *c = &cp->v[i].c;
-        for (struct rp_copy_sum *s = &by_dir[c->dir]; s; s = s == all ? NULL : all) {
-            s->copies++;
-            s->time_ns += (double)(c->end_ns - c->start_ns);
-            if (c->bytes == CT_BYTES_UNKNOWN)
-                s->unknown_bytes++;
-            else
-                s->bytes += c->bytes;
-        }
-    }
-}
-
 /* ---- the list -------------------------------------------------------------- */
 
 static uint32_t add_file(struct rp_copies *cp, const char *path, const char *layout)
@@ -117,14 +99,6 @@ static void note_unknown(struct rp_copies *cp, char *where, const char *s, size_
     free(where);
 }
 
-void rp_copies_release(struct rp_copies *cp)
-{
-    rp_strv_free(cp->files);
-    free(cp->layouts);
-    free(cp->v);
-    free(cp->unknown_at);
-    memset(cp, 0, sizeof(*cp));
-}
 
 /* ---- CSV ---------------------------------------------------------------------- */
 
@@ -333,7 +307,7 @@ int rp_copies_load(struct rp_copies *cp, const char *path)
 {
     char **files = rp_find_copies(path);
     int rc = rp_copies_load_files(cp, files);
-    rp_strv_free(files);
+    str_array_free(files);
     return rc;
 }
 
@@ -392,7 +366,7 @@ char **rp_find_copies(const char *path)
         free(twin);
     }
     qsort(v, n, sizeof(*v), cmp_str);
-    rp_strv_free(csv);
-    rp_strv_free(db);
+    str_array_free(csv);
+    str_array_free(db);
     return v;
 }

@@ -39,30 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/power.h"
 #include "trace/copytrace.h"
-
-struct rp_copy {
-    struct ct_copy c;       /* direction, agents, stream, correlation, start/end, bytes */
-    uint32_t file;          /* index into rp_copies.files */
-};
-
-struct rp_copies {
-    uint32_t nfiles;
-    char **files;           /* NULL-terminated */
-    const char **layouts;   /* [nfiles] static text, e.g. "7.x (8 cols)", "rocpd" */
-    size_t n, cap;
-    struct rp_copy *v;      /* in file order, then row order */
-    uint64_t truncated;     /* dropped truncated last lines */
-    uint64_t unknown;       /* rows with a Direction not known here, left out */
-    char *unknown_at;       /* the first, "file:line: 'text'" */
-};
-
-/* Per direction (or all): copies, known bytes, copies without a byte count,
- * Σ durations (ns). */
-struct rp_copy_sum {
-    uint64_t copies, bytes, unknown_bytes;
-    double time_ns;
-};
 
 /* Reads every file of the list (CSV by name, else a rocpd database); the
  * copies are appended to cp (initialize it with memset 0). 0, or -1 after
@@ -72,7 +50,6 @@ int rp_copies_load_files(struct rp_copies *cp, char *const *files);
 int rp_copies_load(struct rp_copies *cp, const char *path);
 /* One CSV held in memory (tests, fuzz targets). */
 int rp_copies_read_mem(struct rp_copies *cp, const char *name, const void *data, size_t len);
-void rp_copies_release(struct rp_copies *cp);
 
 /* Memory copy files under path (4 levels): every *memory_copy_trace.csv and
  * every *_results.db without a PREFIX_memory_copy_trace.csv beside it,
@@ -91,8 +68,6 @@ int rp_same_file_set(const char *a, const char *b);
  * host-to-host none. Returns how many (0-2). */
 int rp_copy_gpus(const struct ct_copy *c, int32_t gpu[2]);
 
-/* Sums by direction (by_dir[CT_NDIR]) and over all copies (all, may be NULL). */
-void rp_copies_sum(const struct rp_copies *cp, struct rp_copy_sum *by_dir, struct rp_copy_sum *all);
 
 /* Direction from a Direction cell or a rocpd name ("MEMORY_COPY_HOST_TO_DEVICE",
  * "HOST_TO_DEVICE", "MEMORY_SET_DEVICE", any case). 0, or -1 when unknown. */

@@ -4,7 +4,7 @@
 #include "read/rplayout.h"
 
 #include "read/csv.h"
-#include "read/intern.h"
+#include "model/intern.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>

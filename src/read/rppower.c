@@ -12,6 +12,7 @@
 #include "read/csv.h"
 #include "read/rocpd.h"
 #include "read/rplayout.h"
+#include "util/strv.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -302,13 +303,13 @@ static int power_load(struct rp_power *pw, struct intern *names, const char *pat
     memset(pw, 0, sizeof(*pw));
     char **files = rp_find_traces(path), **copies = rp_find_copies(path);
     if (!files[0] && !copies[0]) {
-        rp_strv_free(files);
-        rp_strv_free(copies);
+        str_array_free(files);
+        str_array_free(copies);
         return br_error("no *kernel_trace.csv, *memory_copy_trace.csv or *%s under '%s'",
                         RP_ROCPD_SUFFIX, path);
     }
     int rc = rp_copies_load_files(&pw->copies, copies);
-    rp_strv_free(copies);
+    str_array_free(copies);
     for (char **f = files; *f && rc == 0; f++) {
         pw->files = xrealloc(pw->files, (pw->nfiles + 2) * sizeof(*pw->files));
         pw->files[pw->nfiles] = xstrdup(*f);
@@ -323,7 +324,7 @@ static int power_load(struct rp_power *pw, struct intern *names, const char *pat
                                                            "empty (in every kernel trace)")
                              : br_error_at(files[0], 1, 0, "header only, no data rows (in every "
                                                            "kernel_trace file)");
-    rp_strv_free(files);
+    str_array_free(files);
     kgrow(pw, names->n);
     if (rc == 0)
         rp_power_add_copies(pw);
@@ -338,68 +339,6 @@ int rp_power_load(struct rp_power *pw, struct intern *names, const char *path)
 int rp_power_load_launches(struct rp_power *pw, struct intern *names, const char *path)
 {
     return power_load(pw, names, path, true);
-}
-
-void rp_power_release(struct rp_power *pw)
-{
-    free(pw->launch);
-    rp_strv_free(pw->files);
-    free(pw->launches);
-    free(pw->dur_ns);
-    free(pw->vgpr);
-    free(pw->lds);
-    free(pw->gpu);
-    free(pw->busy_iv);
-    free(pw->copy_iv);
-    rp_copies_release(&pw->copies);
-    memset(pw, 0, sizeof(*pw));
-}
-
-static double busy_pct(const struct rp_gpu_busy *g, double busy)
-{
-    double span = (double)(g->span_last - g->span_first);
-    return span > 0 ? 100.0 * busy / span : NAN;
-}
-
-double rp_gpu_busy_pct(const struct rp_gpu_busy *g)
-{
-    return busy_pct(g, g->busy_ns);
-}
-
-double rp_gpu_kernel_busy_pct(const struct rp_gpu_busy *g)
-{
-    return busy_pct(g, g->kernel_busy_ns);
-}
-
-static double mean_pct(const struct rp_power *pw, double (*pct)(const struct rp_gpu_busy *))
-{
-    double s = 0;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < pw->ngpus; i++) {
-        double v = pct(&pw->gpu[i]);
-        if (!isnan(v)) {
-            s += v;
-            n++;
-        }
-    }
-    return n ? s / n : NAN;
-}
-
-double rp_power_busy_pct(const struct rp_power *pw)
-{
-    return mean_pct(pw, rp_gpu_busy_pct);
-}
-
-double rp_power_kernel_busy_pct(const struct rp_power *pw)
-{
-    return mean_pct(pw, rp_gpu_kernel_busy_pct);
-}
-
-const char *rp_gpu_path(const struct rp_power *pw, const struct rp_gpu_busy *g)
-{
-    if (g->file < pw->nfiles)
-        return pw->files[g->file];
-    return g->copy_file < pw->copies.nfiles ? pw->copies.files[g->copy_file] : "";
 }
 
 int rp_kernel_window(const char *path, int64_t *first_start, int64_t *last_end)

@@ -86,3 +86,12 @@ char *strv_quoted(const struct strv *sv)
         sh_quote_argv(&sb, (const char *const *)sv->v);
     return sb_detach(&sb);
 }
+
+void str_array_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}

@@ -27,6 +27,8 @@ void strv_pushv(struct strv *sv, const char *const *v);   /* NULL-terminated */
 void strv_extend(struct strv *sv, const struct strv *other);
 /* Deep copy of other into sv (sv must be initialized or zeroed). */
 void strv_copy(struct strv *sv, const struct strv *other);
+/* Frees a NULL-terminated array of strings and the array (NULL: nothing). */
+void str_array_free(char **v);
 /* The argv as a shell-quoted line (for display only); caller frees. */
 char *strv_quoted(const struct strv *sv);
 

@@ -41,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct rp_agent ag;
     if (rocpd_agent(db, &ag, &err) == 0 && ag.present) {
         free(ag.file);
-        rp_strv_free(ag.keys);
-        rp_strv_free(ag.vals);
+        str_array_free(ag.keys);
+        str_array_free(ag.vals);
     }
     free(err);
     err = NULL;

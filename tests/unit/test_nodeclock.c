@@ -11,7 +11,7 @@
 #include "tmpdir.h"
 
 #include "metrics/metrics.h"
-#include "read/intern.h"
+#include "model/intern.h"
 #include "read/nodepath.h"
 #include "read/rocprof.h"
 #include "util/xalloc.h"

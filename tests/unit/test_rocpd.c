@@ -174,8 +174,8 @@ static void check_reads(struct rocpd_db *db)
     assert_null(rp_agent_get(&ag, "mem_banks"));             /* arrays are not fields */
     assert_string_equal(ag.file, rocpd_name(db));
     free(ag.file);
-    rp_strv_free(ag.keys);
-    rp_strv_free(ag.vals);
+    str_array_free(ag.keys);
+    str_array_free(ag.vals);
 }
 
 static void test_views(void **st)
@@ -275,7 +275,7 @@ static void test_aggregate(void **st)
     rp_run_release(&run);
     char **found = rp_find_passes(g_dir);
     assert_string_equal(found[0], "01_x");
-    rp_strv_free(found);
+    str_array_free(found);
 
     /* power run: kernels [1000,1500] [2000,2100] [3000,3700] on agent 2 and the
      * host-to-device copy [500,900] to agent 2: busy 400 + 1300 of 500..3700 */

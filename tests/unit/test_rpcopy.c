@@ -380,7 +380,7 @@ static void test_power_busy(void **state)
     assert_non_null(c[0]);
     assert_non_null(strstr(c[0], "p_memory_copy_trace.csv"));
     assert_null(c[1]);
-    rp_strv_free(c);
+    str_array_free(c);
     assert_true(rp_same_file_set(kt, "/x/p_kernel_trace.csv") == 0);
     free(kt);
     assert_true(rp_same_file_set("/a/b_results.db", "/a/b_memory_copy_trace.csv"));

@@ -5,8 +5,8 @@
  * first-seen order and never change. Not thread-safe: each reader thread
  * interns into its own table, and tables are merged afterwards.
  */
-#ifndef BR_READ_INTERN_H
-#define BR_READ_INTERN_H
+#ifndef BR_MODEL_INTERN_H
+#define BR_MODEL_INTERN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* intern.c - string interning with an open-addressing hash table
  * (contract in intern.h). Load factor kept at or below 1/2. */
-#include "read/intern.h"
+#include "model/intern.h"
 
 #include "util/xalloc.h"
 
