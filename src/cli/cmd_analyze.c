@@ -14,6 +14,8 @@
 #include "read/prun.h"
 #include "read/rocprof.h"
 #include "read/telemetry.h"
+#include "read/telread.h"
+#include "vectors/vectors.h"
 #include "util/fsutil.h"
 #include "util/strv.h"
 #include "util/xalloc.h"
@@ -408,16 +410,23 @@ static char **telemetry_files(const struct an_opts *o)
     return v;
 }
 
+/* The telemetry read once (read/telread.h): the sampled clock's samples
+ * and the timeline's lines. */
 static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char **tel,
-                      struct mx_opts *mo, struct wr_info *wi, struct strv *warn)
+                      struct telem_run *run, struct mx_opts *mo, struct wr_info *wi,
+                      struct strv *warn)
 {
     wi->clock.mean = NAN;
     if (tel[0] && pw) {
         size_t n = 0;
         while (tel[n])
             n++;
-        if (mx_sampled_clock_nodes(tel, n, pw, wi->power_path, &wi->clock) < 0)
+        struct telem_read_opts ro = { .pw = pw, .root = wi->power_path,
+                                      .line_buckets = WR_TIMELINE_COLUMNS };
+        if (telem_read_run(run, tel, n, &ro) < 0)
             return -1;
+        wi->telem = run;
+        mx_clock_stats(run, &wi->clock);
         wi->sampled = true;
         if (wi->clock.samples_no_clock)
             strv_pushf(warn, "telemetry: %llu in-kernel sample(s) with gfx_clock_MHz 0 or below "
@@ -543,6 +552,8 @@ struct an_state {
     struct arch_profile *ap;
     char *arch_source, *out_dir, *pmc_abs, *power_path;
     char **tel;
+    struct telem_run telem;     /* the telemetry files, read once */
+    json_t *vectors;            /* the power run's sampling_vectors.json, or NULL */
     struct strv input_warn;     /* found while reading, before the engine runs */
     char *tmp_dir;              /* where the outputs are written before they replace out_dir */
     struct mx_result res;
@@ -669,8 +680,11 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
                           .perf_regex = o->perf_regex, .pass_copies = s->pcopies,
                           .npass_copies = s->npcopies };
     progress(o, "sampled clock");
-    if (pick_clock(o, wi.power, s->tel, &mo, &wi, &s->input_warn) < 0)
+    if (pick_clock(o, wi.power, s->tel, &s->telem, &mo, &wi, &s->input_warn) < 0)
         return -1;
+    if (o->power)
+        s->vectors = vec_json_read(o->power, &s->input_warn);
+    wi.vectors = s->vectors;
     mo.input_warn = s->input_warn.v;
     mo.ninput_warn = s->input_warn.n;
     progress(o, "metrics");
@@ -684,7 +698,7 @@ static int run_analysis(const struct an_opts *o, struct an_state *s)
         return -1;
     wi.out_dir = s->tmp_dir;
     char *html = fs_path_join(s->tmp_dir, "report.html");
-    int rc = wr_analysis(&s->res, &wi) < 0 ? -1 : wr_report_html(&s->res, &wi, o->power, html);
+    int rc = wr_analysis(&s->res, &wi) < 0 ? -1 : wr_report_html(&s->res, &wi, html);
     free(html);
     if (rc == 0 && wi.energy) {         /* part of the set: in the folder being written */
         char *trace = fs_path_join(s->tmp_dir, "power_trace.json");
@@ -713,6 +727,8 @@ static void state_free(struct an_state *s)
     rp_run_release(&s->run);
     passes_free(&s->passes);
     str_array_free(s->tel);
+    telem_run_release(&s->telem);
+    json_decref(s->vectors);
     free(s->arch_source);
     free(s->out_dir);
     free(s->pmc_abs);

@@ -14,6 +14,7 @@
 #include "cli/stageargs.h"
 #include "collect/collect.h"
 #include "metrics/powersum.h"
+#include "read/psumread.h"
 #include "stage/nodesamp.h"
 #include "stage/runinfo.h"
 #include "stage/stage.h"
@@ -234,7 +235,10 @@ static int power_run(struct stage *st, const struct strv *argv, const char *ktra
         json_object_set_new(extra, "output_format_reason", json_string(tf->why));
     }
     stage_perf_lines(st, log, extra);
-    json_t *sum = mx_power_summary(st->rundir, st->conf.workload, ktrace);
+    struct psum_run pr;
+    psum_read(&pr, st->rundir, st->conf.workload, ktrace);
+    json_t *sum = mx_power_summary(&pr);
+    psum_run_release(&pr);
     json_object_set_new(extra, "power_summary", sum);
     rc = stage_run_info_write(st, argv, &r, extra);
     stage_summary(st, &r);

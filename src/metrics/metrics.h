@@ -25,6 +25,7 @@
 #include "arch/arch.h"
 #include "model/power.h"
 #include "model/run.h"
+#include "model/telemetry.h"
 
 enum mx_clock_src { MX_CLOCK_OVERRIDE, MX_CLOCK_SAMPLED, MX_CLOCK_FALLBACK };
 
@@ -135,13 +136,6 @@ char *mx_display_name(const char *full);
 /* Makes names unique in place by appending " #2", " #3", ... */
 void mx_unique_names(char **names, size_t n);
 
-/* Sampled clock (docs/design.md §7): mean gfx_clock_MHz of the telemetry samples
- * of every file that fall inside a merged kernel interval of the power run
- * (intervals [start, end], ns, any order). *n receives the samples used
- * (a gfx clock of 0 or below is no reading: left out). 0 (NaN when none
- * inside), -1 on a read error (printed). */
-int mx_sampled_clock(char *const *telemetry, size_t nfiles, const int64_t *iv, size_t niv,
-                     double *mhz, uint64_t *n);
 /* The sampled clock with the seed's statistics (summary.json clock.sampled). */
 struct mx_clock_stats {
     uint64_t files;
@@ -151,13 +145,10 @@ struct mx_clock_stats {
     uint64_t samples_no_clock;     /* inside a kernel but gfx clock 0 or below: left out */
     double mean, median, p5, p95;  /* MHz over those (percentiles: clock.c); NaN: none */
 };
-/* The same per node (CLOCK_BOOTTIME is per node): a telemetry file with a
- * metadata node=<node> is matched only against the intervals of the trace
- * files under a folder <node>/ below root (ktrace_<tag>/<node>/); a node with
- * no such folder contributes no sample (warning). When no trace lies in a
- * telemetry node's folder (single-node runs), every file is matched against
- * all of pw's intervals, as mx_sampled_clock. 0, or -1 on a read error. */
-int mx_sampled_clock_nodes(char *const *telemetry, size_t nfiles, const struct rp_power *pw,
-                           const char *root, struct mx_clock_stats *st);
+/* Sampled clock (docs/design.md §7): mean gfx_clock_MHz of the telemetry
+ * samples inside a running kernel, pooled over every file of tel (read with
+ * read/telread.h, which matches each file with its node's kernels); NaN
+ * statistics when no sample is inside. */
+void mx_clock_stats(const struct telem_run *tel, struct mx_clock_stats *st);
 
 #endif

@@ -56,3 +56,25 @@ bool telem_is_sample_file(const char *name)
     return strncmp(base, TELEM_FILE_PREFIX, strlen(TELEM_FILE_PREFIX)) == 0 &&
            ends_with(base, n, ".csv") && !ends_with(base, n, TELEM_DRIVER_SUFFIX);
 }
+
+void telem_file_release(struct telem_file *f)
+{
+    free(f->path);
+    free(f->name);
+    free(f->node);
+    free(f->kernel_clock);
+    series_grow_release(&f->strip);
+    free(f->power_x);
+    free(f->power_y);
+    free(f->clock_x);
+    free(f->clock_y);
+    memset(f, 0, sizeof(*f));
+}
+
+void telem_run_release(struct telem_run *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        telem_file_release(&r->f[i]);
+    free(r->f);
+    memset(r, 0, sizeof(*r));
+}

@@ -13,6 +13,10 @@
 #define BR_MODEL_TELEMETRY_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/series.h"
 
 #define TELEM_FILE_PREFIX "profiling_result_"
 #define TELEM_DRIVER_SUFFIX "_driver_power.csv"
@@ -53,5 +57,50 @@ char *telem_file_stem(const char *prefix, const char *node, int gpu);
 /* True for a telemetry file name (TELEM_FILE_PREFIX...csv, not the driver's
  * ...TELEM_DRIVER_SUFFIX). Takes a base name or a path. */
 bool telem_is_sample_file(const char *name);
+
+/* ---- telemetry files in the model (read/telread.h fills them) ---------- */
+
+/* Count, sum and largest value of a column's readings (NaN ones left out). */
+struct telem_stat {
+    uint64_t n;
+    double sum, max;            /* max NaN while n is 0 */
+};
+
+/* One telemetry file, read once: its facts, the summary of each quantity,
+ * the gfx clock of the samples inside running kernels (the sampled clock's
+ * input, docs/design.md §7) and decimated lines for the report. Times:
+ * CLOCK_BOOTTIME ns of the file's node. */
+struct telem_file {
+    char *path, *name;          /* name: the base name */
+    char *node;                 /* metadata node=, NULL on one node */
+    uint64_t rows;
+    int64_t first_ns, last_ns;  /* -1 without rows */
+    bool truncated;
+    struct telem_stat socket_power, gfx_clock, hotspot_temp, edge_temp;
+    /* the samples inside the node's kernel window, and of those inside a
+     * running kernel: the gfx clock readings (> 0; no_clock counts 0 or below) */
+    uint64_t in_window, no_clock;
+    double *kernel_clock;
+    size_t nkernel_clock, kernel_clock_cap;
+    /* the report's lines (only when asked for): x in s from origin_ns, the
+     * node's first kernel start; socket power (inst power where it has no
+     * reading) over the whole file, and power and gfx clock inside
+     * [0, window_s]: the node's kernel window */
+    int64_t origin_ns;
+    double window_s;
+    struct series_grow strip;
+    size_t nzoom;               /* points of power_x/y and clock_x/y */
+    double *power_x, *power_y;
+    size_t nclock;
+    double *clock_x, *clock_y;
+};
+
+struct telem_run {
+    size_t n;
+    struct telem_file *f;
+};
+
+void telem_file_release(struct telem_file *f);
+void telem_run_release(struct telem_run *r);
 
 #endif

@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "util/strv.h"
 #include "vectors/binning.h"
 
 struct vec_opts {
@@ -150,6 +151,11 @@ bool vec_gpu_window(const struct vec_result *r, const struct vec_gpu *g, int64_t
                     int64_t *end);
 
 /* Writes sampling_vectors.json (or out) atomically. 0 or -1 (printed). */
+/* PROF_DIR/sampling_vectors.json read back for the analysis report: the
+ * JSON (caller decrefs), or NULL when there is none. One that is not a JSON
+ * object (a cut or corrupt file) is not an error: a warning naming the file
+ * and line, pushed to warn and printed, says that its vectors are left out. */
+json_t *vec_json_read(const char *prof_dir, struct strv *warn);
 int vec_write_json(const struct vec_opts *o, const struct vec_result *r, const char *out);
 
 #endif

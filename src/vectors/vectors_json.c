@@ -529,3 +529,24 @@ int vec_write_json(const struct vec_opts *o, const struct vec_result *r, const c
     sb_release(&sb);
     return rc;
 }
+
+json_t *vec_json_read(const char *prof_dir, struct strv *warn)
+{
+    char *path = fs_path_join(prof_dir, "sampling_vectors.json");
+    json_t *root = NULL;
+    if (fs_exists(path)) {
+        json_error_t je;
+        root = fs_read_json(path, 0, &je);
+        char *why = !root ? xasprintf("%s:%d: invalid JSON (%s)", path, je.line, je.text)
+                  : !json_is_object(root) ? xasprintf("%s: not a JSON object", path) : NULL;
+        if (why) {
+            strv_pushf(warn, "%s: its telemetry vectors are left out of report.html", why);
+            br_warn("%s: its telemetry vectors are left out of report.html", why);
+            free(why);
+            json_decref(root);
+            root = NULL;
+        }
+    }
+    free(path);
+    return root;
+}

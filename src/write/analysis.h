@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "metrics/metrics.h"
 
 struct wr_energy;                   /* write/wr_energy.h */
@@ -30,6 +32,8 @@ struct wr_info {
     const struct rp_power *power;   /* NULL without a power run */
     const char *power_path;         /* kernel trace file or folder */
     char *const *telemetry;         /* telemetry files read (NULL-terminated or NULL) */
+    const struct telem_run *telem;  /* those files in the model (NULL: not read) */
+    json_t *vectors;                /* the power run's sampling_vectors.json, or NULL */
     bool sampled;                   /* the telemetry was read for the clock */
     struct mx_clock_stats clock;    /* its samples (mean NaN when none in a kernel) */
     int top_rows;                   /* --top: rows of report.md */

@@ -282,8 +282,7 @@ static void warnings(FILE *fp, const struct mx_result *res)
     fputs("</ul>\n", fp);
 }
 
-int wr_report_html(const struct mx_result *res, const struct wr_info *in, const char *prof_dir,
-                   const char *path)
+int wr_report_html(const struct mx_result *res, const struct wr_info *in, const char *path)
 {
     struct fs_atomic a;
     if (fs_atomic_open(&a, path) < 0)
@@ -296,8 +295,8 @@ int wr_report_html(const struct mx_result *res, const struct wr_info *in, const 
     top(a.fp, res, in);
     warnings(a.fp, res);
     whole(a.fp, res, in);
-    if (prof_dir)
-        wr_svg_vectors(a.fp, prof_dir);
+    if (in->vectors)
+        wr_svg_vectors(a.fp, in->vectors);
     inputs(a.fp, res, in);
     fputs("</body></html>\n", a.fp);
     if (rc < 0) {

@@ -14,11 +14,9 @@
 
 #include "write/analysis.h"
 
-/* Writes report.html to path. prof_dir: the power run folder (--power; NULL
- * without one): its sampling_vectors.json is drawn when present. 0, or -1
- * after printing the error. */
-int wr_report_html(const struct mx_result *res, const struct wr_info *in, const char *prof_dir,
-                   const char *path);
+/* Writes report.html to path (the power run's vectors when in->vectors is
+ * set). 0, or -1 after printing the error. */
+int wr_report_html(const struct mx_result *res, const struct wr_info *in, const char *path);
 
 /* The page start shared by benchrun's HTML files: doctype, <head> with the
  * inline CSS and title, <body> and an <h1> of title (escaped). */
@@ -40,16 +38,9 @@ size_t wr_decimate(const double *x, const double *y, size_t n, double x0, double
  * energy bars): wr_colors[r % WR_NCOLORS]. */
 extern const char *const wr_colors[WR_NCOLORS];
 
-/* Streaming min/max decimator (wr_decimate's rule, one point at a time). */
-struct dec {
-    double x0, span;
-    size_t nb, cur, k;
-    double lx, ly, hx, hy;     /* lowest and highest point of bucket cur */
-    double *ox, *oy;           /* room for 2 * nb points */
-};
-void dec_init(struct dec *d, double x0, double x1, size_t nb, double *ox, double *oy);
-void dec_push(struct dec *d, double x, double y);
-void dec_flush(struct dec *d);
+/* Pixel columns of the power timeline's lines: the telemetry is decimated to
+ * this many as it is read (read/telread.h line_buckets). */
+#define WR_TIMELINE_COLUMNS 1000
 
 void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info *in);
 /* The power-run timeline (wr_timeline.c). 0, or -1 when a telemetry file
@@ -57,7 +48,8 @@ void wr_svg_roofline(FILE *fp, const struct mx_result *res, const struct wr_info
 int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info *in);
 /* Energy per kernel as bars (wr_timeline.c; in->energy set). */
 void wr_svg_energy(FILE *fp, const struct mx_result *res, const struct wr_info *in);
-void wr_svg_vectors(FILE *fp, const char *prof_dir);
+/* Bar charts of a sampling_vectors.json (its vectors and description.bins). */
+void wr_svg_vectors(FILE *fp, json_t *vectors);
 /* One vector as a bar chart in a <figure>: n bars (hover: bin [edges[i],
  * edges[i+1]) when edges is not NULL, else the entry number), y scaled to ymax
  * (<= 0: the vector's own largest value), caption "name (unit)". */

@@ -6,9 +6,7 @@
  * Units: TB/s x FLOP/B = TFLOP/s. */
 #include "write/wr_html.h"
 
-#include "read/nodepath.h"
-#include "read/telemetry.h"
-#include "util/fsutil.h"
+#include "model/series.h"
 #include "util/xalloc.h"
 
 #include <jansson.h>
@@ -19,47 +17,14 @@
 const char *const wr_colors[WR_NCOLORS] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                              "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
 
-void dec_init(struct dec *d, double x0, double x1, size_t nb, double *ox, double *oy)
-{
-    *d = (struct dec){ .x0 = x0, .span = x1 > x0 ? x1 - x0 : 1, .nb = nb, .cur = (size_t)-1,
-                       .ox = ox, .oy = oy };
-}
-
-void dec_flush(struct dec *d)
-{
-    if (d->cur == (size_t)-1)
-        return;
-    bool lo_first = d->lx <= d->hx;
-    d->ox[d->k] = lo_first ? d->lx : d->hx, d->oy[d->k++] = lo_first ? d->ly : d->hy;
-    if (d->lx != d->hx)
-        d->ox[d->k] = lo_first ? d->hx : d->lx, d->oy[d->k++] = lo_first ? d->hy : d->ly;
-}
-
-void dec_push(struct dec *d, double x, double y)
-{
-    if (isnan(x) || isnan(y))
-        return;
-    double f = (x - d->x0) / d->span * (double)d->nb;
-    size_t b = f <= 0 ? 0 : f >= (double)d->nb ? d->nb - 1 : (size_t)f;
-    if (b != d->cur) {
-        dec_flush(d);
-        d->cur = b, d->lx = d->hx = x, d->ly = d->hy = y;
-        return;
-    }
-    if (y < d->ly)
-        d->lx = x, d->ly = y;
-    if (y > d->hy)
-        d->hx = x, d->hy = y;
-}
-
 size_t wr_decimate(const double *x, const double *y, size_t n, double x0, double x1, size_t nb,
                    double *ox, double *oy)
 {
-    struct dec d;
-    dec_init(&d, x0, x1, nb, ox, oy);
+    struct series_dec d;
+    series_dec_init(&d, x0, x1, nb, ox, oy);
     for (size_t i = 0; i < n; i++)
-        dec_push(&d, x[i], y[i]);
-    dec_flush(&d);
+        series_dec_push(&d, x[i], y[i]);
+    series_dec_flush(&d);
     return d.k;
 }
 
@@ -277,20 +242,14 @@ static void bars(FILE *fp, const char *name, json_t *vec, json_t *desc)
     free(e);
 }
 
-void wr_svg_vectors(FILE *fp, const char *prof_dir)
+void wr_svg_vectors(FILE *fp, json_t *root)
 {
-    char *path = fs_path_join(prof_dir, "sampling_vectors.json");
-    json_t *root = fs_exists(path) ? fs_read_json(path, 0, NULL) : NULL;
     json_t *bins = json_object_get(json_object_get(root, "description"), "bins"), *v;
     const char *key;
-    if (root) {
-        fputs("<h2>Telemetry vectors (sampling_vectors.json)</h2>\n<p>Fraction of the in-window "
-              "samples per bin; hover a bar for its bin.</p>\n", fp);
-        json_object_foreach(root, key, v) {
-            if (json_is_array(v) && json_array_size(v) && json_is_number(json_array_get(v, 0)))
-                bars(fp, key, v, json_object_get(bins, key));
-        }
+    fputs("<h2>Telemetry vectors (sampling_vectors.json)</h2>\n<p>Fraction of the in-window "
+          "samples per bin; hover a bar for its bin.</p>\n", fp);
+    json_object_foreach(root, key, v) {
+        if (json_is_array(v) && json_array_size(v) && json_is_number(json_array_get(v, 0)))
+            bars(fp, key, v, json_object_get(bins, key));
     }
-    json_decref(root);
-    free(path);
 }

@@ -9,13 +9,15 @@
  * colours; other kernels grey, copies dark) when the energy analysis has the
  * launches, else the merged kernel-busy intervals. x = CLOCK_BOOTTIME seconds
  * from the first kernel start, of each node on a multi-node run (CLOCK_BOOTTIME
- * is per node, read/nodepath.h). Each file is streamed twice (span, then
- * the decimated lines): memory does not grow with its length.
+ * is per node, read/nodepath.h). The lines come decimated from the model
+ * (read/telread.h reads each file once); the whole-run strip is decimated
+ * again here to its pixel columns. No file is opened here.
  */
 #include "write/wr_html.h"
 
+#include "model/series.h"
 #include "read/nodepath.h"
-#include "read/telemetry.h"
+#include "read/telread.h"
 #include "util/xalloc.h"
 #include "write/wr_energy.h"
 
@@ -25,14 +27,15 @@
 
 #define TL_X0 70.0
 #define TL_W 1000.0
-#define TL_BUCKETS 1000
+#define TL_BUCKETS WR_TIMELINE_COLUMNS
 #define TL_ROWS 8                   /* GPUs drawn */
 
 enum { S_POWER, S_CLOCK, S_STRIP, NSERIES };
 
-/* One telemetry file: its span, then its decimated lines. */
+/* One telemetry file of the model: its span and its lines. */
 struct tline {
-    char *path, *name;
+    const struct telem_file *f;
+    const char *name;
     int64_t k0;                 /* its node's first kernel start, ns */
     double first, last;         /* s from k0 */
     uint64_t rows;
@@ -40,47 +43,24 @@ struct tline {
     double *x[NSERIES], *y[NSERIES];
 };
 
-/* Pass 1 (decs NULL): span and rows. Pass 2: the lines, the zoomed ones
- * only inside [t0, t1]. */
-static int tline_scan(struct tline *l, struct dec *decs, double t0, double t1)
+/* The zoomed lines as read; the strip decimated to its columns over [s0, s1]. */
+static void tline_decimate(struct tline *l, double s0, double s1)
 {
-    struct br_telem *t = br_telem_open(l->path);
-    if (!t)
-        return -1;
-    struct br_telem_row row;
-    int rc;
-    while ((rc = br_telem_next(t, &row)) > 0) {
-        double ts = (double)(row.timestamp_ns - l->k0) / 1e9, w = row.v[TELEM_SOCKET_POWER];
-        if (!decs) {
-            l->first = l->rows++ ? fmin(l->first, ts) : ts;
-            l->last = l->rows > 1 ? fmax(l->last, ts) : ts;
-            continue;
-        }
-        w = isfinite(w) ? w : row.v[TELEM_INST_POWER];
-        dec_push(&decs[S_STRIP], ts, w);
-        if (ts < t0 || ts > t1)
-            continue;
-        dec_push(&decs[S_POWER], ts, w);
-        dec_push(&decs[S_CLOCK], ts, row.v[TELEM_GFX_CLOCK]);
-    }
-    br_telem_close(t);
-    return rc < 0 ? -1 : 0;
-}
-
-static int tline_decimate(struct tline *l, double t0, double t1, double s0, double s1)
-{
-    struct dec d[NSERIES];
-    for (int i = 0; i < NSERIES; i++) {
-        l->x[i] = xmalloc(2 * TL_BUCKETS * sizeof(double));
-        l->y[i] = xmalloc(2 * TL_BUCKETS * sizeof(double));
-        dec_init(&d[i], i == S_STRIP ? s0 : t0, i == S_STRIP ? s1 : t1, TL_BUCKETS, l->x[i], l->y[i]);
-    }
-    int rc = tline_scan(l, d, t0, t1);
-    for (int i = 0; i < NSERIES; i++) {
-        dec_flush(&d[i]);
-        l->k[i] = d[i].k;
-    }
-    return rc;
+    const struct telem_file *f = l->f;
+    l->x[S_POWER] = f->power_x, l->y[S_POWER] = f->power_y, l->k[S_POWER] = f->nzoom;
+    l->x[S_CLOCK] = f->clock_x, l->y[S_CLOCK] = f->clock_y, l->k[S_CLOCK] = f->nclock;
+    double *x, *y;
+    size_t n = series_grow_points(&f->strip, &x, &y);
+    l->x[S_STRIP] = xmalloc(2 * TL_BUCKETS * sizeof(double));
+    l->y[S_STRIP] = xmalloc(2 * TL_BUCKETS * sizeof(double));
+    struct series_dec d;
+    series_dec_init(&d, s0, s1, TL_BUCKETS, l->x[S_STRIP], l->y[S_STRIP]);
+    for (size_t i = 0; i < n; i++)
+        series_dec_push(&d, x[i], y[i]);
+    series_dec_flush(&d);
+    l->k[S_STRIP] = d.k;
+    free(x);
+    free(y);
 }
 
 /* One line in the band [top, top+h] over [t0, t1]. */
@@ -127,40 +107,17 @@ static void tl_panel(FILE *fp, const struct tline *l, size_t nl, int s, double t
 
 /* ---- node origins: CLOCK_BOOTTIME counts from each node's boot ---- */
 
-struct tl_nodes {
-    size_t n;
-    char **node;                /* [n] per telemetry file (NULL: one node, or unknown) */
-};
-
-/* First kernel start (ns) of the GPUs whose trace lies in node's folder
- * (ktrace_<tag>/<node>/); the run's first start for NULL or no match. */
-static int64_t node_origin(const struct wr_info *in, const char *node)
-{
-    const struct rp_power *pw = in->power;
-    int64_t k0 = INT64_MAX;
-    for (uint32_t g = 0; node && g < pw->ngpus; g++)
-        if (rp_path_in_node(in->power_path, rp_gpu_path(pw, &pw->gpu[g]), node))
-            k0 = pw->gpu[g].first_start < k0 ? pw->gpu[g].first_start : k0;
-    return k0 == INT64_MAX ? pw->first_start : k0;
-}
-
-static int64_t gpu_origin(const struct wr_info *in, const struct tl_nodes *nd, uint32_t g)
+/* First kernel start (ns) of the node whose trace folder holds GPU g's
+ * trace (the telemetry files' nodes), else the run's first start. */
+static int64_t gpu_origin(const struct wr_info *in, uint32_t g)
 {
     const char *file = rp_gpu_path(in->power, &in->power->gpu[g]);
-    for (size_t f = 0; f < nd->n; f++)
-        if (nd->node[f] && rp_path_in_node(in->power_path, file, nd->node[f]))
-            return node_origin(in, nd->node[f]);
+    for (size_t f = 0; in->telem && f < in->telem->n; f++) {
+        const char *node = in->telem->f[f].node;
+        if (node && rp_path_in_node(in->power_path, file, node))
+            return telem_node_origin(in->power, in->power_path, node);
+    }
     return in->power->first_start;
-}
-
-/* Longest kernel (and copy) window of a GPU from its node's origin, s. */
-static double tl_window(const struct wr_info *in, const struct tl_nodes *nd)
-{
-    const struct rp_power *pw = in->power;
-    double w = 0;
-    for (uint32_t g = 0; g < pw->ngpus; g++)
-        w = fmax(w, (double)(pw->gpu[g].span_last - gpu_origin(in, nd, g)) / 1e9);
-    return pw->ngpus ? w : (double)(pw->last_end - pw->first_start) / 1e9;
 }
 
 /* ---- spans ---- */
@@ -198,14 +155,13 @@ static void span_add(struct span_run *r, double a, double b, const char *color)
 
 /* The merged kernel-busy intervals (busy_iv) and copy intervals (copy_iv)
  * of each trace GPU (no launches at hand). */
-static void tl_busy(FILE *fp, const struct wr_info *in, const struct tl_nodes *nd, double t0,
-                    double t1, double top)
+static void tl_busy(FILE *fp, const struct wr_info *in, double t0, double t1, double top)
 {
     const struct rp_power *pw = in->power;
     double k = TL_W / (t1 - t0);
     for (uint32_t g = 0; g < pw->ngpus && g < TL_ROWS; g++) {
         const struct rp_gpu_busy *gb = &pw->gpu[g];
-        int64_t k0 = gpu_origin(in, nd, g);
+        int64_t k0 = gpu_origin(in, g);
         for (int c = 0; c < 2; c++) {
             const int64_t *iv = c ? pw->copy_iv : pw->busy_iv;
             size_t first = c ? gb->cv_first : gb->iv_first, n = c ? gb->cv_n : gb->iv_n;
@@ -291,26 +247,21 @@ static void tl_ticks(FILE *fp, double t0, double t1, double y0, double y1)
     }
 }
 
-static int tl_load(const struct wr_info *in, struct tl_nodes *nd, struct tline **out, size_t *nl)
+static void tl_load(const struct wr_info *in, struct tline **out, size_t *nl)
 {
-    size_t n = 0;
-    while (in->telemetry && in->telemetry[n])
-        n++;
+    size_t n = in->telem ? in->telem->n : 0;
     n = n > WR_NCOLORS ? WR_NCOLORS : n;
     struct tline *l = xcalloc(n + 1, sizeof(*l));
-    nd->n = n;
-    nd->node = xcalloc(n + 1, sizeof(*nd->node));
-    int rc = 0;
-    for (size_t f = 0; f < n && rc == 0; f++) {
-        const char *b = strrchr(in->telemetry[f], '/');
-        l[f].path = in->telemetry[f];
-        l[f].name = xstrdup(b ? b + 1 : in->telemetry[f]);
-        nd->node[f] = rp_telem_node(in->telemetry[f]);
-        l[f].k0 = node_origin(in, nd->node[f]);
-        rc = tline_scan(&l[f], NULL, 0, 0);
+    for (size_t f = 0; f < n; f++) {
+        const struct telem_file *tf = &in->telem->f[f];
+        l[f].f = tf;
+        l[f].name = tf->name;
+        l[f].k0 = tf->origin_ns;
+        l[f].rows = tf->rows;
+        l[f].first = tf->rows ? (double)(tf->first_ns - tf->origin_ns) / 1e9 : 0;
+        l[f].last = tf->rows ? (double)(tf->last_ns - tf->origin_ns) / 1e9 : 0;
     }
     *out = l, *nl = n;
-    return rc;
 }
 
 static bool tl_per_node(const struct tline *l, size_t n)
@@ -321,16 +272,10 @@ static bool tl_per_node(const struct tline *l, size_t n)
     return false;
 }
 
-static void tl_free(struct tline *l, size_t n, struct tl_nodes *nd)
+static void tl_free(struct tline *l, size_t n)
 {
-    for (size_t f = 0; f < nd->n; f++)
-        free(nd->node[f]);
-    free(nd->node);
-    for (size_t f = 0; f < n; f++) {
-        free(l[f].name);
-        for (int i = 0; i < NSERIES; i++)
-            free(l[f].x[i]), free(l[f].y[i]);
-    }
+    for (size_t f = 0; f < n; f++)
+        free(l[f].x[S_STRIP]), free(l[f].y[S_STRIP]);
     free(l);
 }
 
@@ -374,17 +319,14 @@ int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info 
 {
     struct tline *l;
     size_t nl;
-    struct tl_nodes nd;
-    int rc = tl_load(in, &nd, &l, &nl);
-    double t0 = 0, t1 = tl_window(in, &nd), s0 = 0, s1 = t1;
+    tl_load(in, &l, &nl);
+    double t0 = 0, t1 = nl ? l[0].f->window_s : 1e-6, s0 = 0, s1 = t1;
     fputs("<h2 id=timeline>Power run timeline</h2>\n", fp);
-    if (rc == 0)
-        tl_span(fp, l, nl, t1, &s0, &s1);
-    if (!(t1 > t0))
-        t1 = t0 + 1e-6;
-    for (size_t f = 0; rc == 0 && f < nl; f++)
+    tl_span(fp, l, nl, t1, &s0, &s1);
+    for (size_t f = 0; f < nl; f++)
         if (l[f].rows)
-            rc = tline_decimate(&l[f], t0, t1, s0, s1);
+            tline_decimate(&l[f], s0, s1);
+    int rc = 0;
     bool any = false;
     for (size_t f = 0; f < nl; f++)
         any |= l[f].rows > 0;
@@ -410,7 +352,7 @@ int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info 
         if (launches)
             tl_launches(fp, res, in->energy, t0, t1, spans);
         else
-            tl_busy(fp, in, &nd, t0, t1, spans);
+            tl_busy(fp, in, t0, t1, spans);
         fputs("</svg>\n<p>", fp);
         for (size_t f = 0; f < nl; f++) {
             fprintf(fp, "%s<span style='color:%s'>&#9632;</span> ", f ? ", " : "",
@@ -422,7 +364,7 @@ int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info 
     } else if (rc == 0) {
         fputs("<p>no telemetry samples</p>\n", fp);
     }
-    tl_free(l, nl, &nd);
+    tl_free(l, nl);
     return rc;
 }
 

@@ -1,5 +1,6 @@
-/* test_nodeclock.c - the per-node sampled clock (mx_sampled_clock_nodes) and
- * the node helpers of read/nodepath.h. CLOCK_BOOTTIME is per node: two node
+/* test_nodeclock.c - the per-node sampled clock (read/telread.h picks each
+ * node's in-kernel samples, mx_clock_stats pools them) and the node helpers
+ * of read/nodepath.h. CLOCK_BOOTTIME is per node: two node
  * folders whose clocks are 3 days apart; each node's samples must be matched
  * against its own trace only (known answers), and a union over both nodes
  * would pick up samples of the other node's clock. */
@@ -14,6 +15,7 @@
 #include "model/intern.h"
 #include "read/nodepath.h"
 #include "read/rocprof.h"
+#include "read/telread.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -89,6 +91,19 @@ static int teardown(void **st)
     return rc == 0 ? 0 : -1;
 }
 
+/* The sampled clock as analyze gets it: the files read into the model
+ * (read/telread.h), then the engine's statistics. */
+static int sampled_clock(char *const *files, size_t nf, const int64_t *iv, size_t niv,
+                         const struct rp_power *pw, const char *root, struct mx_clock_stats *st)
+{
+    struct telem_run run;
+    struct telem_read_opts o = { .pw = pw, .root = root, .iv = iv, .niv = niv };
+    int rc = telem_read_run(&run, files, nf, &o);
+    mx_clock_stats(&run, st);
+    telem_run_release(&run);
+    return rc;
+}
+
 static void test_path_in_node(void **st)
 {
     (void)st;
@@ -128,16 +143,14 @@ static void test_clock_per_node(void **st)
     assert_string_equal(n1, "nid001");
     free(n1);
     char *root = xasprintf("%s/ktrace_app", dir);
-    double mhz;
-    uint64_t n;
     struct mx_clock_stats cs;
-    assert_int_equal(mx_sampled_clock_nodes(f, 2, &pw, root, &cs), 0);
+    assert_int_equal(sampled_clock(f, 2, NULL, 0, &pw, root, &cs), 0);
     assert_int_equal(cs.samples_running, 2);         /* one in-kernel sample per node */
     assert_true(fabs(cs.mean - 1500) < 1e-9);
     /* the union over both nodes (what a single window would do) also takes
      * each node's sample at the other node's kernel time */
-    assert_int_equal(mx_sampled_clock(f, 2, pw.busy_iv, pw.nbusy_iv, &mhz, &n), 0);
-    assert_int_equal(n, 4);
+    assert_int_equal(sampled_clock(f, 2, pw.busy_iv, pw.nbusy_iv, NULL, NULL, &cs), 0);
+    assert_int_equal(cs.samples_running, 4);
     free(root), free(f[0]), free(f[1]);
     rp_power_release(&pw);
     intern_release(&names);
@@ -159,7 +172,7 @@ static void test_clock_flat(void **st)
     assert_null(rp_telem_node(f[0]));
     char *root = xasprintf("%s/ktrace_app", dir);
     struct mx_clock_stats cs;
-    assert_int_equal(mx_sampled_clock_nodes(f, 1, &pw, root, &cs), 0);
+    assert_int_equal(sampled_clock(f, 1, NULL, 0, &pw, root, &cs), 0);
     assert_int_equal(cs.samples_running, 1);
     assert_int_equal(cs.samples_total, 2);
     assert_true(fabs(cs.mean - 1700) < 1e-9);
@@ -182,7 +195,7 @@ static void test_clock_node_without_trace(void **st)
                    xasprintf("%s/profiling_result_app_nid002_0.csv", dir), NULL };
     char *root = xasprintf("%s/ktrace_app", dir);
     struct mx_clock_stats cs;
-    assert_int_equal(mx_sampled_clock_nodes(f, 2, &pw, root, &cs), 0);
+    assert_int_equal(sampled_clock(f, 2, NULL, 0, &pw, root, &cs), 0);
     assert_int_equal(cs.samples_running, 1);
     assert_true(fabs(cs.mean - 1800) < 1e-9);
     free(root), free(f[0]), free(f[1]);
