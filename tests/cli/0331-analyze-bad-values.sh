@@ -108,6 +108,19 @@ LC_ALL=C grep -q $'gemm\xff\xfetile' "$T/run/analysis/per_kernel_metrics.csv" &&
 expect_exit 0 "vectors with a label that is not UTF-8" -- "$BENCHRUN" vectors "$T/prof" --arch gfx942 --label $'run \xff'
 python3 -c "import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8')); assert d['description']['label']==sys.argv[2], d['description']['label']" \
     "$T/prof/sampling_vectors.json" 'run \xFF' && pass "sampling_vectors.json loads, label escaped" || fail "vectors JSON with a non-UTF-8 label"
+expect_exit 0 "analyze with the power run's vectors" -- "$BENCHRUN" analyze "$T/run" --power "$T/prof"
+expect_grep '<h2>Telemetry vectors' "$T/run/analysis/report.html" "report.html draws the vectors"
+# A corrupt sampling_vectors.json: said on stderr and in the warnings, its
+# plots left out, the rest of the analysis as before.
+head -c 40 "$T/prof/sampling_vectors.json" >"$T/vec.tmp" && mv "$T/vec.tmp" "$T/prof/sampling_vectors.json"
+expect_exit 0 "a truncated sampling_vectors.json" -- "$BENCHRUN" analyze "$T/run" --power "$T/prof"
+expect_grep 'sampling_vectors.json:[0-9]+: invalid JSON .*: its telemetry vectors are left out of report.html' "$T/err" "stated on stderr"
+warned 'sampling_vectors.json:[0-9]+: invalid JSON .*left out of report.html' "stated in summary.json's warnings"
+expect_no_grep '<h2>Telemetry vectors' "$T/run/analysis/report.html" "no vectors drawn from it"
+expect_grep '<svg' "$T/run/analysis/report.html" "the rest of report.html is there"
+printf '[1, 2]\n' >"$T/prof/sampling_vectors.json"
+expect_exit 0 "a sampling_vectors.json that is not an object" -- "$BENCHRUN" analyze "$T/run" --power "$T/prof"
+warned 'sampling_vectors.json: not a JSON object: its telemetry vectors are left out' "non-object stated"
 
 # 8. report.md escapes Markdown and HTML in kernel names and perf lines.
 fresh; for f in "$T"/run/*/*.csv; do sed -i 's/"void gemm_tile</"void gemm|*x*<script>y<\/script>`z`[a]_</' "$f"; done
