@@ -13,8 +13,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "sampledclock.h"
+
 #include "metrics/metrics.h"
-#include "read/telread.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -727,19 +728,6 @@ static void test_names(void **st)
     assert_string_equal(v[2], "f #2");
     for (int i = 0; i < 3; i++)
         free(v[i]);
-}
-
-/* The sampled clock as analyze gets it: the files read into the model
- * (read/telread.h), then the engine's statistics. */
-static int sampled_clock(char *const *files, size_t nf, const int64_t *iv, size_t niv,
-                         const struct rp_power *pw, const char *root, struct mx_clock_stats *st)
-{
-    struct telem_run run;
-    struct telem_read_opts o = { .pw = pw, .root = root, .iv = iv, .niv = niv };
-    int rc = telem_read_run(&run, files, nf, &o);
-    mx_clock_stats(&run, st);
-    telem_run_release(&run);
-    return rc;
 }
 
 static void test_sampled_clock(void **st)

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "sampledclock.h"
 #include "tmpdir.h"
 
 #include "metrics/metrics.h"
@@ -89,19 +90,6 @@ static int teardown(void **st)
     (void)st;
     int rc = tmpdir_remove(dir);
     return rc == 0 ? 0 : -1;
-}
-
-/* The sampled clock as analyze gets it: the files read into the model
- * (read/telread.h), then the engine's statistics. */
-static int sampled_clock(char *const *files, size_t nf, const int64_t *iv, size_t niv,
-                         const struct rp_power *pw, const char *root, struct mx_clock_stats *st)
-{
-    struct telem_run run;
-    struct telem_read_opts o = { .pw = pw, .root = root, .iv = iv, .niv = niv };
-    int rc = telem_read_run(&run, files, nf, &o);
-    mx_clock_stats(&run, st);
-    telem_run_release(&run);
-    return rc;
 }
 
 static void test_path_in_node(void **st)
