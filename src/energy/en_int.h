@@ -60,6 +60,18 @@ void en_sym_eigen(double *a, uint32_t p, double *w, double *v);
 /* Attribution of one GPU into gcol (ncols) and whole; warnings through res. */
 void en_attribute(const struct en_gpu *g, const struct en_events *ev, struct en_result *res,
                   struct en_col *gcol, struct en_whole *whole);
+/* The split of one GPU's segments, shifted by the sensor's delay lag_ns, by
+ * time × the fitted power (weight_W[c] of column c, idle_W of idle; NaN:
+ * unknown) into gcol's energy_J and whole's kernels_J, copies_J, idle_J and
+ * segments_weighted. */
+void en_attribute_weighted(const struct en_gpu *g, const struct en_events *ev,
+                           const struct en_result *res, const double *weight_W, double idle_W,
+                           int64_t lag_ns, struct en_col *gcol, struct en_whole *whole);
+/* The attribution sensor's delay (ns; its segments [a - lag, b - lag)): the
+ * least residual of the segments' mean powers against the fitted powers P
+ * (NaN: a class without one; idle_P), on the fit's lag grid. */
+int64_t en_attribution_lag(const struct en_gpu *gpus, const struct en_events *ev, size_t ngpus,
+                           uint32_t ncols, const double *P, double idle_P);
 /* The fit over every GPU's windows; fills res->fit and the fit fields of
  * res->col and res->gcol. */
 void en_fit_run(const struct en_gpu *gpus, const struct en_events *ev, size_t ngpus,

@@ -83,7 +83,7 @@ static void pool_col(struct en_col *to, const struct en_col *x)
     to->time_ns += x->time_ns;
     to->covered_ns += x->covered_ns;
     to->split_ns += x->split_ns;
-    to->energy_J += x->energy_J;
+    to->energy_time_J += x->energy_time_J;
     to->resolved_ns += x->resolved_ns;
     to->clock_int += x->clock_int;
     to->clock_ns += x->clock_ns;
@@ -112,9 +112,9 @@ static void pool_whole(struct en_whole *to, const struct en_whole *w, bool first
         to->src = w->src, to->peak_W = to->mean_W = NAN;
     else if (to->src != w->src)
         to->mixed = true, to->src = EN_SRC_NONE;
-    to->kernels_J += w->kernels_J;
-    to->copies_J += w->copies_J;
-    to->idle_J += w->idle_J;
+    to->kernels_time_J += w->kernels_time_J;
+    to->copies_time_J += w->copies_time_J;
+    to->idle_time_J += w->idle_time_J;
     to->total_J += w->total_J;
     to->window_ns += w->window_ns;
     to->covered_ns += w->covered_ns;
@@ -128,6 +128,81 @@ static void pool_whole(struct en_whole *to, const struct en_whole *w, bool first
     to->power_J = allsum(to->power_J, w->power_J, first);
     to->driver_J = allsum(to->driver_J, w->driver_J, first);
     to->segment_ms = first ? w->segment_ms : to->segment_ms;
+}
+
+/* A fitted power the split by power can rest on: positive, its SE at most
+ * 20 % of it (what the fit calls ok); NaN otherwise. */
+static double usable_W(double W, double se_W)
+{
+    return W > 0 && isfinite(W) && se_W <= 0.2 * W ? W : NAN;
+}
+
+/* Whether the fit has the windows to weigh by: EN_WEIGHT_WINDOWS per fitted
+ * power and per the delay (a fit of barely as many windows as unknowns
+ * matches any data, and its powers and delay then move energy at random). */
+static bool fit_weighs(const struct en_fit *f)
+{
+    return f->done && f->nwin >= EN_WEIGHT_WINDOWS * ((size_t)f->ncols + 1);
+}
+
+/* energy_J: each GPU's segments split by time × fitted power when some
+ * class has a usable fitted power, else the time split; then pooled. */
+static void split_energy(const struct en_gpu *gpus, const struct en_events *ev,
+                         struct en_result *res)
+{
+    uint32_t nc = res->ncols;
+    double *W = xmalloc((nc + 1) * sizeof(*W));
+    bool fit = fit_weighs(&res->fit);
+    res->few_windows = res->fit.done && !fit;
+    res->idle_weight_W = fit ? usable_W(res->fit.idle_W, res->fit.idle_se_W) : NAN;
+    res->weighted = isfinite(res->idle_weight_W);
+    for (uint32_t c = 0; c < nc; c++) {
+        const struct en_col *x = &res->col[c];
+        W[c] = fit && x->fit_status != EN_FIT_NONE ? usable_W(x->fit_W, x->fit_se_W) : NAN;
+        res->weighted |= isfinite(W[c]);
+    }
+    int64_t lag = 0;
+    if (res->weighted) {            /* the attribution sensor's own delay, fitted powers fixed */
+        double *P = xmalloc((nc + 1) * sizeof(*P));
+        for (uint32_t c = 0; c < nc; c++)
+            P[c] = res->col[c].fit_status != EN_FIT_NONE ? res->col[c].fit_W : NAN;
+        lag = en_attribution_lag(gpus, ev, res->ngpus, nc, P, res->fit.idle_W);
+        free(P);
+    }
+    res->attr_lag_ms = res->weighted ? (double)lag / 1e6 : NAN;
+    res->all.total_J = 0;
+    for (size_t g = 0; g < res->ngpus; g++) {
+        struct en_col *gc = &res->gcol[g * nc];
+        struct en_whole *w = &res->gpu[g];
+        for (uint32_t c = 0; c < nc; c++)
+            gc[c].weight_W = res->weighted ? W[c] : NAN;
+        if (res->weighted) {
+            en_attribute_weighted(&gpus[g], &ev[g], res, W, res->idle_weight_W, lag, gc, w);
+            w->total_J = w->kernels_J + w->copies_J + w->idle_J;
+            w->mean_W = w->covered_ns > 0 ? w->total_J / (w->covered_ns * 1e-9) : NAN;
+        } else {
+            for (uint32_t c = 0; c < nc; c++)
+                gc[c].energy_J = gc[c].energy_time_J;
+            w->kernels_J = w->kernels_time_J, w->copies_J = w->copies_time_J;
+            w->idle_J = w->idle_time_J;
+        }
+        for (uint32_t c = 0; c < nc; c++)
+            res->col[c].energy_J += gc[c].energy_J;
+        res->all.kernels_J += w->kernels_J;
+        res->all.copies_J += w->copies_J;
+        res->all.idle_J += w->idle_J;
+        res->all.total_J += w->total_J;
+        res->all.segments_shifted += w->segments_shifted;
+        res->all.segments_weighted += w->segments_weighted;
+    }
+    res->all.mean_W = NAN;
+    for (size_t g = 0; g < res->ngpus; g++)
+        res->all.mean_W = nansum(res->all.mean_W, res->gpu[g].mean_W);
+    for (uint32_t c = 0; c < nc; c++)
+        res->col[c].weight_W = res->weighted ? W[c] : NAN;
+    if (!res->weighted)
+        res->idle_weight_W = NAN;
+    free(W);
 }
 
 int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
@@ -157,6 +232,7 @@ int en_compute(const struct en_gpu *gpus, size_t ngpus, uint32_t nkernels,
         pool_whole(&res->all, &res->gpu[g], g == 0);
     }
     en_fit_run(gpus, ev, ngpus, opt, res);
+    split_energy(gpus, ev, res);
     for (size_t g = 0; g < ngpus; g++)
         res->all.fit_J = allsum(res->all.fit_J, res->gpu[g].fit_J, g == 0);
     for (size_t g = 0; g < ngpus; g++)

@@ -11,11 +11,22 @@
  *    energy_accumulator, NVML total energy: energy_J of the telemetry), else
  *    between two power samples (power × time, a sample being the mean power
  *    since the previous one). Each segment's energy is split over what ran in
- *    it by overlap time: a stretch where n activities run gives each 1/n of
- *    its energy, a stretch where nothing runs is idle. Exact when the
- *    sensor's segments are shorter than the activities; when they are longer
- *    the split follows time, not power (a kernel's resolved share says how
- *    much of its time fell in segments it had to itself).
+ *    it, in two ways:
+ *    - by time (energy_time_J): a stretch where n activities run gives each
+ *      1/n of its energy, a stretch where nothing runs is idle. Exact when
+ *      the sensor's segments are shorter than the activities; when they are
+ *      longer the split follows time, not power (a kernel's resolved share
+ *      says how much of its time fell in segments it had to itself);
+ *    - by time × fitted power (energy_J, once the fit of method 2 is done):
+ *      each class gets the segment's energy in proportion to its overlap
+ *      time × its fitted power (each concurrent launch its own, as the fit
+ *      adds them; idle: the fitted idle power). The segment's sum stays the
+ *      sensor's, so the whole run's energy is the counter's; exact in a
+ *      segment one class has to itself, and where several share a slow
+ *      sensor's segment the fit tells them apart. A class without a usable
+ *      fitted power (none, SE over 20 % of it, or not positive: weight_W
+ *      NaN) counts at the segment's mean power, and a segment where nothing
+ *      has one is split by time. Without a fit energy_J = energy_time_J.
  * 2. Fit. Each sensor window j (counter interval, driver power sample,
  *    power refresh) gives a mean power y_j; the model is
  *        y_j = P_idle f_idle,j + Σ_c P_c f_c,j
@@ -98,6 +109,7 @@ struct en_gpu {
     size_t nact;
 };
 
+#define EN_WEIGHT_WINDOWS 5          /* fit windows per unknown for the split by power */
 #define EN_VIF_MAX 100.0            /* SE inflated 10x over an orthogonal design */
 
 struct en_opts {
@@ -123,7 +135,10 @@ struct en_col {
     double time_ns;                 /* running time in the window (concurrent launches each) */
     double covered_ns;              /* of it, inside a sensor segment */
     double split_ns;                /* covered time with concurrent stretches divided */
-    double energy_J;                /* attributed */
+    double energy_J;                /* attributed: by time × fitted power (by time without a fit) */
+    double energy_time_J;           /* attributed by overlap time alone */
+    double weight_W;                /* the fitted power energy_J weighted it by; NaN: its own
+                                       power unknown (the segment's mean power, or time) */
     double resolved_ns;             /* time in sensor segments it had to itself, whole */
     double clock_int;               /* ∫ clock dt while running (MHz ns) */
     double clock_ns;                /* time with a clock value */
@@ -138,6 +153,9 @@ struct en_whole {
     enum en_src src;                /* attribution source (pooled: NONE when mixed) */
     bool mixed;                     /* pooled over GPUs of different sources */
     double kernels_J, copies_J, idle_J, total_J;
+    double kernels_time_J, copies_time_J, idle_time_J;   /* split by time alone */
+    size_t segments_shifted;        /* segments of the split by power (shifted by the delay) */
+    size_t segments_weighted;       /* of them, split by time × fitted power */
     double window_ns;               /* Σ window lengths */
     double covered_ns;              /* of it, inside a sensor segment */
     double busy_ns;                 /* union of the activity */
@@ -188,6 +206,11 @@ struct en_result {
     struct en_whole *gpu;           /* [ngpus] */
     struct en_whole all;            /* pooled */
     struct en_fit fit;              /* pooled over the GPUs' windows */
+    bool weighted;                  /* energy_J split by fitted power (some class has one) */
+    bool few_windows;               /* not: the fit has fewer than EN_WEIGHT_WINDOWS windows
+                                       per unknown */
+    double idle_weight_W;           /* the idle power of that split; NaN: segment means */
+    double attr_lag_ms;             /* the attribution sensor's delay that split used (NaN: none) */
     struct strv warn;               /* warnings, then (on -1) the error */
 };
 

@@ -31,8 +31,12 @@ static const char *const eff_metric[WR_NEFF] = {
 static const struct { const char *name, *unit, *def; } ecols[] = {
     { "energy_J", "J", "attributed energy: each sensor segment's energy (the energy counter's "
       "difference between two readings, else power x time: a power sample x the time since the "
-      "previous one) split over what ran in it by overlap time, concurrent launches sharing it "
-      "equally; summed over launches and GPUs. TOTAL: the kernels' sum" },
+      "previous one) split over what ran in it in proportion to overlap time x the class's "
+      "fitted power (power_fit_W; idle: the fitted idle power; each concurrent launch its own), "
+      "so a segment's sum stays the sensor's; a class without a usable fitted power (none, SE "
+      "over 20 % of it, or not positive) counts at the segment's mean power, a segment where no "
+      "class has one and a run without a fit are split by overlap time (energy_time_J); summed "
+      "over launches and GPUs; energy_method says which. TOTAL: the kernels' sum" },
     { "energy_share_pct", "%", "energy_J / the whole run's energy (kernels + copies + idle in the "
       "kernel window) x 100" },
     { "power_running_W", "W", "energy_J / the kernel's running time inside sensor segments" },
@@ -61,6 +65,13 @@ static const struct { const char *name, *unit, *def; } ecols[] = {
     { "GFLOP_per_J_lowp", "GFLOP/J", "TFLOPs_lowp_MFMA x 1000 / power_running_W" },
     { "GFLOP_per_J_all", "GFLOP/J", "TFLOPs_all x 1000 / power_running_W" },
     { "mem_bytes_per_J", "B/J", "mem_BW_TBps x 1e12 / power_running_W" },
+    { "energy_time_J", "J", "the same segments split by overlap time alone: a stretch where n "
+      "launches run gives each 1/n of its energy (exact where the class had the segments to "
+      "itself, energy_resolved_pct; where a slow sensor's segments span several classes it "
+      "gives each their mean power, moving energy from high- to low-power classes)" },
+    { "energy_method", "", "how energy_J was split: fit-weighted (by overlap time x its fitted "
+      "power) or time (its own power not known: at the segments' mean power, or by time where "
+      "no class of a segment was fitted, or no fit)" },
 };
 #define NECOLS (sizeof(ecols) / sizeof(ecols[0]))
 
@@ -126,6 +137,8 @@ void wr_energy_col(const struct wr_energy *w, uint32_t c, struct wr_ecol *o)
     o->fit_W = x->fit_status == EN_FIT_NONE ? NAN : x->fit_W;
     o->fit_se_W = x->fit_status == EN_FIT_NONE ? NAN : x->fit_se_W;
     o->fit_J = o->fit_W * x->time_ns * 1e-9;
+    o->time_J = x->energy_time_J;
+    o->method = isfinite(x->weight_W) ? "fit-weighted" : "time";
     if (x->fit_status == EN_FIT_GROUPED)
         snprintf(o->fit, sizeof(o->fit), "group %d", x->fit_group + 1);
     else
@@ -149,6 +162,8 @@ void wr_energy_total(const struct wr_energy *w, struct wr_ecol *o)
     o->resolved_pct = o->fit_se_W = o->fit_W = NAN;
     o->fit_J = w->en->fit.done ? w->en->fit.total_J : NAN;
     snprintf(o->fit, sizeof(o->fit), "%s", w->en->fit.done ? "ok" : "none");
+    o->time_J = a->kernels_time_J + a->copies_time_J + a->idle_time_J;
+    o->method = "";
 }
 
 /* The idle "class": covered time with nothing running. */
@@ -166,6 +181,8 @@ static void idle_col(const struct wr_energy *w, struct wr_ecol *o)
     o->fit_se_W = f->done ? f->idle_se_W : NAN;
     o->fit_J = o->fit_W * a->idle_ns * 1e-9;
     snprintf(o->fit, sizeof(o->fit), "%s", isfinite(o->fit_W) ? "ok" : "none");
+    o->time_J = a->idle_time_J;
+    o->method = isfinite(w->en->idle_weight_W) ? "fit-weighted" : "time";
 }
 
 void wr_energy_eff(const struct wr_energy *w, uint32_t k, double power_W, double *eff)
@@ -241,6 +258,8 @@ static void ecol_cells(FILE *fp, const struct wr_ecol *e, const double *eff)
     wr_csv_field(fp, e->fit);
     for (int i = 0; i < WR_NEFF; i++)
         fprintf(fp, ",%s", wr_num(eff ? eff[i] : NAN, b));
+    fprintf(fp, ",%s,", wr_num(e->time_J, b));
+    wr_csv_field(fp, e->method ? e->method : "");
 }
 
 void wr_energy_cells(FILE *fp, const struct wr_energy *w, long k)
@@ -262,6 +281,8 @@ void wr_energy_cells(FILE *fp, const struct wr_energy *w, long k)
     }
     memset(&e, 0, sizeof(e));
     e.energy_J = en->all.kernels_J;
+    e.time_J = en->all.kernels_time_J;
+    e.method = "";
     e.share_pct = 100 * ratio(en->all.kernels_J, en->all.total_J);
     e.power_W = ratio(en->all.kernels_J, cov * 1e-9);
     e.clock_MHz = ratio(ci, cn);
@@ -372,6 +393,8 @@ static json_t *ecol_json(const char *name, const char *full, const struct wr_eco
         "power_fit_se_W", jnum(e->fit_se_W), "energy_fit_J", jnum(e->fit_J), "power_fit", e->fit);
     for (int i = 0; eff && i < WR_NEFF; i++)
         json_object_set_new(o, wr_eff_cols[i], jnum(eff[i]));
+    json_object_set_new(o, "energy_time_J", jnum(e->time_J));
+    json_object_set_new(o, "energy_method", json_string(e->method ? e->method : ""));
     return o;
 }
 
@@ -416,7 +439,7 @@ static json_t *fit_json(const struct wr_energy *w)
 static json_t *whole_json(const struct en_whole *a)
 {
     double c = a->counter_J;
-    return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
+    json_t *o = json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
         "energy_source", en_src_name(a->src), "sources_mixed", a->mixed,
         "energy_J", jnum(a->total_J), "kernels_J", jnum(a->kernels_J), "copies_J", jnum(a->copies_J),
         "idle_J", jnum(a->idle_J), "window_s", jnum(a->window_ns * 1e-9),
@@ -431,6 +454,13 @@ static json_t *whole_json(const struct en_whole *a)
             "note", "from the first to the last energy counter reading inside the window"),
         "segment_ms", jnum(a->segment_ms), "segments", (json_int_t)a->segments,
         "note", json_string("window: the node's kernel window [first start, last end]"));
+    json_object_set_new(o, "segments_shifted", json_integer((json_int_t)a->segments_shifted));
+    json_object_set_new(o, "segments_fit_weighted", json_integer((json_int_t)a->segments_weighted));
+    json_object_set_new(o, "time_split", json_pack("{s:o, s:o, s:o, s:s}",
+        "kernels_J", jnum(a->kernels_time_J), "copies_J", jnum(a->copies_time_J),
+        "idle_J", jnum(a->idle_time_J),
+        "note", "every segment split by overlap time alone (energy_time_J)"));
+    return o;
 }
 
 static json_t *gpus_json(const struct wr_energy *w)
@@ -486,11 +516,21 @@ json_t *wr_energy_json(const struct wr_energy *w)
         json_array_append_new(warn, esc_json_string(w->en->warn.v[i]));
     for (size_t i = 0; w->pr && i < w->pr->warn.n; i++)
         json_array_append_new(warn, esc_json_string(w->pr->warn.v[i]));
-    char method[512];
+    char method[768];
     wr_energy_method(w, method, sizeof(method));
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    const struct en_result *en = w->en;
+    json_t *split = json_pack("{s:s, s:o, s:o, s:s}",
+        "energy_J", en->weighted ? "fit-weighted" : "time",
+        "lag_ms", jnum(en->attr_lag_ms), "idle_weight_W", jnum(en->idle_weight_W),
+        "note", "energy_J: each segment's energy split by overlap time x the class's fitted power "
+                "(segments shifted by the attribution sensor's delay, estimated against the "
+                "fitted powers), where a class has none at the segment's mean power, a segment "
+                "with no fitted class by overlap time; energy_time_J: every segment by overlap "
+                "time, as recorded");
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
         "prof_dir", esc_json_string(w->prof_dir), "method", esc_json_string(method),
-        "whole_run", whole_json(&w->en->all), "gpus", gpus_json(w), "fit", fit_json(w),
+        "attribution", split,
+        "whole_run", whole_json(&en->all), "gpus", gpus_json(w), "fit", fit_json(w),
         "kernels", j.kernels, "copies", j.copies, "idle", j.idle, "warnings", warn);
 }
 
@@ -519,9 +559,22 @@ void wr_energy_method(const struct wr_energy *w, char *buf, size_t len)
                  f->lag_estimated ? "estimated" : "given");
     else
         snprintf(fit, sizeof(fit), "fit: not done (%s)", f->why_not ? f->why_not : "no windows");
-    snprintf(buf, len, "attribution: %s, %zu segments of median %.3g ms split over what ran by "
-             "overlap time; %s", a->mixed ? "mixed sources (see gpus)" : en_src_name(a->src),
-             a->segments, a->segment_ms, fit);
+    char split[224];
+    if (w->en->weighted)
+        snprintf(split, sizeof(split), "split over what ran by overlap time x fitted power, "
+                 "shifted by the sensor's delay of %.3g ms (estimated; of the %zu shifted "
+                 "segments in the window %zu by power, the rest by overlap time)",
+                 w->en->attr_lag_ms, a->segments_shifted, a->segments_weighted);
+    else if (w->en->few_windows)
+        snprintf(split, sizeof(split), "split over what ran by overlap time (the fit's %zu "
+                 "windows are too few to weigh by: %d per fitted power needed)", w->en->fit.nwin,
+                 EN_WEIGHT_WINDOWS);
+    else
+        snprintf(split, sizeof(split), "split over what ran by overlap time (no fitted power "
+                 "to weigh by)");
+    snprintf(buf, len, "attribution: %s, %zu segments of median %.3g ms %s; %s",
+             a->mixed ? "mixed sources (see gpus)" : en_src_name(a->src), a->segments,
+             a->segment_ms, split, fit);
 }
 
 void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
@@ -529,7 +582,7 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
     const struct en_result *en = w->en;
     const struct en_whole *a = &en->all;
     const struct en_fit *f = &en->fit;
-    char b[12][32], method[512];
+    char b[12][32], method[768];
     wr_energy_method(w, method, sizeof(method));
     fprintf(fp, "## Energy\n\nPower run: %zu GPU(s); %s.\n\n", en->ngpus, method);
     fprintf(fp, "Whole run (kernel window %s s, %s %% covered by the sensor): %s J = kernels %s J "
@@ -538,6 +591,10 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
             num(100 * ratio(a->covered_ns, a->window_ns), b[1]), num(a->total_J, b[2]),
             num(a->kernels_J, b[3]), num(a->copies_J, b[4]), num(a->idle_J, b[5]),
             num(a->mean_W, b[6]), num(a->peak_W, b[7]));
+    if (en->weighted)
+        fprintf(fp, " Split by time alone: kernels %s J + copies %s J + idle %s J.",
+                num(a->kernels_time_J, b[0]), num(a->copies_time_J, b[1]),
+                num(a->idle_time_J, b[2]));
     if (isfinite(a->counter_J)) {
         double c = a->counter_J;
         fprintf(fp, " Between the first and last counter readings (%s s) the counter gives %s J; "
@@ -555,8 +612,9 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
                 num(f->idle_se_W, b[1]), f->r2, num(f->total_J, b[2]));
     fputs("\n\n", fp);
     bool eff = w->mx != NULL;
-    fprintf(fp, "| kernel | energy J | share %% | W running | fit W | ± SE | fit | MHz | J/launch | "
-                "launches | resolved %% |%s\n|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+    fprintf(fp, "| kernel | energy J | split | time-split J | share %% | W running | fit W | ± SE | "
+                "fit | MHz | J/launch | launches | resolved %% |%s\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
             eff ? " GFLOP/J | B/J |" : "", eff ? "---|---|" : "");
     uint32_t rows = w->norder < (uint32_t)top ? w->norder : (uint32_t)top;
     struct wr_ecol e;
@@ -567,8 +625,8 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
         wr_energy_eff(w, k, e.power_W, ef);
         fputs("| ", fp);
         wr_md_text(fp, w->shortname[k]);
-        fprintf(fp, " | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", num(e.energy_J, b[0]),
-                num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
+        fprintf(fp, " | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+                num(e.energy_J, b[0]), e.method, num(e.time_J, b[11]), num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
                 num(e.fit_se_W, b[4]), e.fit, num(e.clock_MHz, b[5]), num(e.J_per_launch, b[6]),
                 num(e.launches, b[7]), num(e.resolved_pct, b[8]));
         if (eff)
@@ -580,14 +638,15 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
         if (en->col[col].time_ns <= 0)
             continue;
         wr_energy_col(w, col, &e);
-        fprintf(fp, "| copy %s | %s | %s | %s | %s | %s | %s |  |  | %s |  |%s\n",
-                en_copy_label((enum en_copy)c), num(e.energy_J, b[0]), num(e.share_pct, b[1]),
+        fprintf(fp, "| copy %s | %s | %s | %s | %s | %s | %s | %s | %s |  |  | %s |  |%s\n",
+                en_copy_label((enum en_copy)c), num(e.energy_J, b[0]), e.method,
+                num(e.time_J, b[6]), num(e.share_pct, b[1]),
                 num(e.power_W, b[2]), num(e.fit_W, b[3]), num(e.fit_se_W, b[4]), e.fit,
                 num(e.launches, b[5]), eff ? "  |  |" : "");
     }
     idle_col(w, &e);
-    fprintf(fp, "| idle | %s | %s | %s | %s | %s | %s |  |  |  |  |%s\n", num(e.energy_J, b[0]),
-            num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
+    fprintf(fp, "| idle | %s | %s | %s | %s | %s | %s | %s | %s |  |  |  |  |%s\n",
+            num(e.energy_J, b[0]), e.method, num(e.time_J, b[6]), num(e.share_pct, b[1]), num(e.power_W, b[2]), num(e.fit_W, b[3]),
             num(e.fit_se_W, b[4]), e.fit, eff ? "  |  |" : "");
     if (w->norder > rows)
         fprintf(fp, "\n%u more kernel(s) in the CSV.\n", w->norder - rows);
@@ -600,14 +659,18 @@ void wr_energy_md(FILE *fp, const struct wr_energy *w, int top)
         }
         fprintf(fp, " together %s ± %s W.\n", num(f->group[g].W, b[1]), num(f->group[g].se_W, b[2]));
     }
-    fputs("\nColumns: **energy J** attributed (each sensor segment's energy split over what ran "
-          "in it by overlap time; concurrent launches share it equally); **share %** of the whole "
+    fputs("\nColumns: **energy J** attributed: each sensor segment's energy split over what ran "
+          "in it, **split** says how: `fit-weighted` in proportion to overlap time × the fitted "
+          "power (the segment's sum stays the sensor's), `time` by overlap time alone (its own "
+          "power not known); **time-split J** every segment split by overlap time alone "
+          "(concurrent launches share it equally: where a slow sensor's segment spans several "
+          "kernels it gives each their mean power); **share %** of the whole "
           "run's energy; **W running** = energy / time running; **fit W ± SE** the least-squares "
           "mean power while running (`ok`: its own column; `group N`: only the group's power is "
           "identifiable; `other`: pooled with the kernels of less than 0.5 % of the time); **MHz** "
           "the mean gfx clock while running; **resolved %** the share of its time in sensor "
-          "segments it had to itself: where it is low, the attributed split follows time and the "
-          "fitted power is the estimate to use", fp);
+          "segments it had to itself: where it is low, the time split is off and the fit-weighted "
+          "energy rests on the fitted powers", fp);
     fputs(eff ? "; **GFLOP/J** = TFLOPs_all × 1000 / W running, **B/J** = mem_BW_TBps × 1e12 / W "
                 "running (rates from the counter run).\n\n" : ".\n\n", fp);
 }

@@ -40,6 +40,8 @@ struct wr_ecol {
     double launches, time_ms, energy_J, share_pct, power_W, clock_MHz, J_per_launch;
     double resolved_pct, fit_W, fit_se_W, fit_J;
     char fit[48];                   /* "ok", "group 2", "other", "none" */
+    double time_J;                  /* the split by time alone */
+    const char *method;             /* how energy_J was split: "fit-weighted", "time" ("" TOTAL) */
 };
 
 /* Efficiency: GFLOP/J per precision and in all, memory bytes per J. */

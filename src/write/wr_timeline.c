@@ -381,7 +381,7 @@ void wr_svg_energy(FILE *fp, const struct mx_result *res, const struct wr_info *
     double mx = en->all.idle_J;
     for (uint32_t i = 0; i < n; i++)
         mx = fmax(mx, en->col[w->order[i]].energy_J);
-    char method[512], b[3][32];
+    char method[768], b[3][32];
     wr_energy_method(w, method, sizeof(method));
     fputs("<h2 id=energy>Energy per kernel</h2>\n<p>", fp);
     wr_html_esc(fp, method);

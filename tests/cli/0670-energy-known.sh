@@ -2,9 +2,14 @@
 # 0670-energy-known: `benchrun energy` on generated power runs whose energy
 # per kernel is known (tests/tools/gen_power.c: a GPU drawing P_k while kernel
 # k runs, exact sensors) against the answers and tolerances gen_power derives
-# (tests/cli/check_energy.py): the attribution equals gen_power's independent
-# split of the printed sensor values and lies within the derived error bound
-# of the true energy; the fit recovers every kernel's power. Samplers of 1 ms
+# (tests/cli/check_energy.py): the split by overlap time equals gen_power's
+# independent split of the printed sensor values and lies within the derived
+# error bound of the true energy; the fit recovers every kernel's power; the
+# split by time x fitted power (energy_J) lies within 1 % of the true energy
+# (exact sensors; measured at most 0.46 %), 2 % with 3 W noise (measured
+# 1.41 %), and is not checked where the power refreshes every 50 ms without
+# a counter (the held samples misplace energy in time: neither split is
+# right there, gemm -60 % and -63 %). Samplers of 1 ms
 # and 20 ms, with and without an energy counter, kernels shorter (0.4 ms)
 # and longer (6, 30 ms) than a sample; an NVML-like run (1 ms sampler, power
 # refreshing every 50 ms, counter every 100 ms, driver samples every 20 ms,
@@ -36,8 +41,8 @@ run counter-1ms -- --period-ms 1
 run power-1ms -- --period-ms 1 --no-counter
 run counter-20ms -- --period-ms 20 --launches 600
 run power-20ms -- --period-ms 20 --no-counter --launches 600
-run slow-refresh -- --period-ms 1 --no-counter --refresh-ms 50 --launches 1500
-run nvml-like --fit se --lag 7 0.5 -- --period-ms 1 --refresh-ms 50 --counter-ms 100 \
+run slow-refresh --weighted-pct none -- --period-ms 1 --no-counter --refresh-ms 50 --launches 1500
+run nvml-like --fit se --lag 7 0.5 --weighted-pct 2 -- --period-ms 1 --refresh-ms 50 --counter-ms 100 \
     --driver-ms 20 --lag-ms 7 --noise-W 3 --launches 2000
 run two-gpus -- --gpus 2 --agent-base 4
 run copies -- --gpus 2 --agent-base 3 --copies 0.2

@@ -35,7 +35,7 @@ check "agent matched (only file)" "only telemetry file of the node" "$(json "$E/
 expect_grep '^void k1\(int\*\),void k1\(int\*\),1,2\.0,0\.70*1?,100\.0,350\.0,1250\.0,' "$E/energy_per_kernel.csv" "CSV row: launches, ms, J, share, W, MHz"
 expect_grep '^TOTAL,TOTAL,' "$E/energy_per_kernel.csv" "CSV ends with TOTAL"
 expect_grep '^## Energy' "$E/energy.md" "energy.md has the Energy section"
-expect_grep '^\| void k1\(int\\\*\) \| 0\.7 \| 100 \| 350 \|' "$E/energy.md" "energy.md row (Markdown escaped)"
+expect_grep '^\| void k1\(int\\\*\) \| 0\.7 \| time \| 0\.7 \| 100 \| 350 \|' "$E/energy.md" "energy.md row (Markdown escaped; split by time: no fit)"
 expect_exit 0 "trace of the seed-layout run" -- python3 "$BR_SOURCE_DIR/tests/cli/check_trace.py" "$E/power_trace.json" 1 1
 
 # --- copies, by hand: two GPUs (agents 4, 5 <-> devices 0, 1) ---------------

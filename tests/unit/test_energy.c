@@ -4,7 +4,9 @@
  * copy, resolved segments, clock, counter vs power), the fit against exact
  * window means computed here by direct overlap sums (never by the module):
  * noiseless recovery, a collinear pair reported as a group, a known sensor
- * lag, and the standard error's coverage over 300 noisy repetitions. */
+ * lag, and the standard error's coverage over 300 noisy repetitions; the
+ * split by time x fitted power against a timeline worked by hand and against
+ * each kernel's P x time under a slow, late energy counter. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -370,6 +372,152 @@ static void test_windows(void **st)
     en_wbuf_free(&w);
 }
 
+/* ---- the split by time x fitted power ---- */
+
+/* Counter readings (J) at 0, 100, 200, 300 ms (+ at): 300, 200, 600 W.
+ *   k0: [0,40) and twice concurrently [200,300) (fitted 500 W);
+ *   k1: [40,70), [100,150), [200,300) (no fitted power: the segment's mean).
+ * By hand, idle fitted at 100 W:
+ *   seg 1: weights k0 .04x500 = 20, k1 .03x300 = 9, idle .03x100 = 3 (of 32):
+ *          30 J -> k0 18.75, k1 8.4375, idle 2.8125;
+ *   seg 2: k1 .05x200 = 10, idle .05x100 = 5: 20 J -> k1 13.3333, idle 6.6667;
+ *   seg 3: k0 2x.1x500 = 100, k1 .1x600 = 60: 60 J -> k0 37.5, k1 22.5.
+ * Idle not fitted: seg 1 idle weighs .03x300 = 9 (of 38): k0 30x20/38, k1 and
+ * idle 30x9/38; seg 2 has no fitted class: by time, k1 10, idle 10. */
+static const struct en_act hand_act[] = {
+    { 0, 40 * MS, 0, EN_KERNEL }, { 40 * MS, 70 * MS, 1, EN_KERNEL },
+    { 100 * MS, 150 * MS, 1, EN_KERNEL }, { 200 * MS, 300 * MS, 0, EN_KERNEL },
+    { 200 * MS, 300 * MS, 0, EN_KERNEL }, { 200 * MS, 300 * MS, 1, EN_KERNEL },
+};
+
+static void weighted_hand(double idle_W, int64_t at, int64_t lag, double *k0, double *k1,
+                          double *idle, size_t *nweighted)
+{
+    int64_t et[] = { at, 100 * MS + at, 200 * MS + at, 300 * MS + at };
+    double ev[] = { 7, 37, 57, 117 };
+    struct en_gpu g = { .name = "g0", .win0_ns = 0, .win1_ns = 300 * MS,
+                        .energy = { 4, et, ev }, .act = hand_act, .nact = 6 };
+    struct en_result r = { .nkernels = 2, .ncols = 2 + EN_NCOPY };
+    struct en_col col[2 + EN_NCOPY];
+    struct en_whole w;
+    memset(col, 0, sizeof(col));
+    memset(&w, 0, sizeof(w));
+    double W[2 + EN_NCOPY];
+    for (size_t c = 0; c < 2 + EN_NCOPY; c++)
+        W[c] = NAN;
+    W[0] = 500;
+    struct en_events ev_;
+    en_events_build(&ev_, hand_act, 6, 2);
+    en_attribute_weighted(&g, &ev_, &r, W, idle_W, lag, col, &w);
+    en_events_free(&ev_);
+    *k0 = col[0].energy_J, *k1 = col[1].energy_J, *idle = w.idle_J;
+    *nweighted = w.segments_weighted;
+    near(w.kernels_J, *k0 + *k1, 1e-12);
+    near(w.copies_J, 0, 0);
+    near(*k0 + *k1 + *idle, 110, 1e-12);         /* the counter's energy, all of it */
+    assert_int_equal(w.segments_shifted, 3);
+}
+
+static void test_weighted_hand(void **st)
+{
+    (void)st;
+    double k0, k1, idle;
+    size_t nw;
+    weighted_hand(100, 0, 0, &k0, &k1, &idle, &nw);
+    near(k0, 18.75 + 37.5, 1e-12);
+    near(k1, 8.4375 + 20.0 * 2 / 3 + 22.5, 1e-12);
+    near(idle, 2.8125 + 20.0 / 3, 1e-12);
+    assert_int_equal(nw, 3);
+    /* Readings 10 ms late, shifted back by 10 ms: the same split. */
+    weighted_hand(100, 10 * MS, 10 * MS, &k0, &k1, &idle, &nw);
+    near(k0, 18.75 + 37.5, 1e-9);
+    near(k1, 8.4375 + 20.0 * 2 / 3 + 22.5, 1e-9);
+    weighted_hand(NAN, 0, 0, &k0, &k1, &idle, &nw);
+    near(k0, 30.0 * 20 / 38 + 37.5, 1e-12);
+    near(k1, 30.0 * 9 / 38 + 10 + 22.5, 1e-12);
+    near(idle, 30.0 * 9 / 38 + 10, 1e-12);
+    assert_int_equal(nw, 2);                     /* seg 2 by time */
+}
+
+/* Cumulative energy at t of the schedule at powers P, idle P_idle, from t0. */
+static double energy_to(const struct en_act *act, size_t n, const double *P, double P_idle,
+                        int64_t t0, int64_t t)
+{
+    double e = P_idle * (double)(t - t0);
+    for (size_t i = 0; i < n && act[i].start_ns < t; i++) {
+        int64_t b = act[i].end_ns < t ? act[i].end_ns : t;
+        e += (P[act[i].id] - P_idle) * (double)(b - act[i].start_ns);
+    }
+    return e * 1e-9;
+}
+
+/* An energy counter of 100 ms segments read 37 ms late (what it reads at t
+ * is the energy up to t - 37 ms) over kernels of 0.5-8 ms: every segment
+ * holds dozens of them, so the time split gives each about the mean power;
+ * the fit (20 ms driver windows, 7 ms late) finds the powers, the delay
+ * search finds 37 ms, and the split by fitted power gives each kernel its
+ * P x time (computed here from the schedule). */
+static int64_t ctr_t[64];
+static double ctr_v[64];
+
+static void test_weighted_slow_counter(void **st)
+{
+    (void)st;
+    rng_state = 4242;
+    const double P[3] = { 520, 90, 330 }, idle = 70;
+    int64_t span = 3000 * MS, late = 37 * MS;
+    size_t n = schedule(acts, 20000, 3, span);
+    windows(&win, acts, n, P, idle, span, 20 * MS, 7 * MS, 0);
+    struct en_gpu g;
+    gpu_of(&g, acts, n, &win, span);
+    size_t m = 0;
+    for (int64_t t = 0; t <= span + 100 * MS; t += 100 * MS, m++)
+        ctr_t[m] = t, ctr_v[m] = 1000 + energy_to(acts, n, P, idle, -1000 * MS, t - late);
+    g.energy = (struct en_series){ m, ctr_t, ctr_v };
+    struct en_result r;
+    assert_int_equal(en_compute(&g, 1, 3, NULL, &r), 0);
+    assert_true(r.fit.done && r.weighted);
+    near(r.attr_lag_ms, 37, 1e-9);
+    double t[3] = { 0 }, busy = 0;
+    for (size_t i = 0; i < n; i++) {
+        t[acts[i].id] += (double)(acts[i].end_ns - acts[i].start_ns) * 1e-9;
+        busy += (double)(acts[i].end_ns - acts[i].start_ns) * 1e-9;
+    }
+    for (int k = 0; k < 3; k++) {
+        near(r.col[k].energy_J, P[k] * t[k], 1e-5 * P[k] * t[k]);
+        near(r.col[k].weight_W, P[k], 1e-6 * P[k]);
+    }
+    near(r.all.idle_J, idle * (3.0 - busy), 1e-5 * idle * (3.0 - busy));
+    /* The time split of the same segments is far off for the low-power one. */
+    assert_true(r.col[1].energy_time_J > 1.5 * P[1] * t[1]);
+    en_release(&r);
+}
+
+/* A fit of barely as many windows as unknowns does not weigh the split. */
+static void test_weighted_few_windows(void **st)
+{
+    (void)st;
+    rng_state = 99;
+    const double P[2] = { 400, 150 }, idle = 60;
+    int64_t span = 200 * MS;
+    size_t n = schedule(acts, 20000, 2, span);
+    windows(&win, acts, n, P, idle, span, 20 * MS, 0, 0);   /* 10 windows, 3 powers */
+    struct en_gpu g;
+    gpu_of(&g, acts, n, &win, span);
+    size_t m = 0;
+    for (int64_t t = 0; t <= span; t += 100 * MS, m++)
+        ctr_t[m] = t, ctr_v[m] = energy_to(acts, n, P, idle, 0, t);
+    g.energy = (struct en_series){ m, ctr_t, ctr_v };
+    struct en_result r;
+    assert_int_equal(en_compute(&g, 1, 2, NULL, &r), 0);
+    assert_true(r.fit.done);
+    assert_false(r.weighted);
+    assert_true(r.few_windows);
+    near(r.col[0].energy_J, r.col[0].energy_time_J, 0);
+    assert_true(isnan(r.attr_lag_ms));
+    en_release(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +530,9 @@ int main(void)
         cmocka_unit_test(test_fit_collinear),
         cmocka_unit_test(test_fit_lag),
         cmocka_unit_test(test_fit_se_coverage),
+        cmocka_unit_test(test_weighted_hand),
+        cmocka_unit_test(test_weighted_slow_counter),
+        cmocka_unit_test(test_weighted_few_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
