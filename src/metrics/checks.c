@@ -280,12 +280,13 @@ void mx_checks(struct mx_ctx *x, const struct arch_pass *defs, int ndefs, double
 {
     x->res->npasses = x->run->npasses;
     x->res->pass = xcalloc((size_t)x->res->npasses + 1, sizeof(*x->res->pass));
-    if (x->opt->clock_src == MX_CLOCK_FALLBACK)
+    if (x->opt->clock_src == MX_CLOCK_FALLBACK && x->res->nk > 0)  /* no row uses cycles */
         mx_warn(x->res, "clock: no telemetry and no --clock-mhz: cycles use each row's own "
                 "%s / time (fallback%s)", arch_cycle_counter(x->ap),
                 arch_is_nvidia(x->ap) ? "" : "; counter mode adds ~14k-18k cycles per launch, "
                                              "so cycle-based metrics read low");
-    check_counters(x, defs, ndefs);
+    if (!x->run->copies_only)   /* its passes have no kernel to count */
+        check_counters(x, defs, ndefs);
     pass_checks(x, defs, ndefs);
     check_disjoint(x);
     mx_check_pass_cover(x);

@@ -24,6 +24,7 @@ static void pass_release(struct rp_pass *p)
     free(p->crows);
     free(p->bad_value_at);
     free(p->dup_row_at);
+    free(p->empty_at);
 }
 
 void rp_agent_release(struct rp_agent *ag)

@@ -78,6 +78,8 @@ struct rp_pass {
     char *bad_value_at;         /* the first, "file:line: 'text' is why" */
     uint64_t dup_rows;          /* counter rows repeated for one launch, left out */
     char *dup_row_at;           /* the first, "file:line" */
+    char *empty_at;             /* every counter file header-only: the first (a
+                                   copies-only run's passes, else an error) */
     /* Constant fields found among the counter names (read/rpconst.h: CU_NUM,
      * processor_id_low, ...), left out of counters; NULL-terminated. */
     uint32_t nconstants;
@@ -116,6 +118,8 @@ struct rp_run {
     uint32_t npasses;
     struct rp_pass *passes;
     struct rp_agent agent;
+    bool copies_only;           /* no pass has a counter row, and the passes traced
+                                   memory copies or sets: a run of copies only */
 };
 
 void rp_agent_release(struct rp_agent *ag);

@@ -224,18 +224,21 @@ int prun_read(struct prun *pr, const char *dir, const char *ktrace, char *const 
         rc = br_error("%s: no telemetry file (profiling_result_*.csv)", dir);
     qsort(pr->gpu, pr->ngpus, sizeof(*pr->gpu), cmp_gpu);
     const char *kt = ktrace ? ktrace : dir;
+    /* A trace of copies alone (a workload without kernels) is a trace too. */
     char **traces = rc == 0 && !loaded ? rp_find_traces(kt) : NULL;
+    char **copies = rc == 0 && !loaded && !traces[0] ? rp_find_copies(kt) : NULL;
     if (rc == 0 && loaded) {
         pr->have_trace = true;
         pr->pw = loaded;
-    } else if (rc == 0 && (traces[0] || ktrace)) {
+    } else if (rc == 0 && (traces[0] || (copies && copies[0]) || ktrace)) {
         pr->have_trace = true;
         rc = rp_power_load_launches(&pr->own, names, kt);
     } else if (rc == 0) {
-        strv_pushf(&pr->warn, "%s: no *kernel_trace.csv or *" RP_ROCPD_SUFFIX ": all energy is "
-                   "idle, no kernel attribution", kt);
+        strv_pushf(&pr->warn, "%s: no *kernel_trace.csv, *memory_copy_trace.csv or *"
+                   RP_ROCPD_SUFFIX ": all energy is idle, no kernel attribution", kt);
     }
     str_array_free(traces);
+    str_array_free(copies);
     const struct rp_power *pw = pr->pw;
     pr->key = xcalloc(pw->ngpus + 1, sizeof(*pr->key));
     for (uint32_t k = 0; k < pw->ngpus; k++)

@@ -387,23 +387,74 @@ static int db_agent_load(struct rp_agent *ag, const char *path)
 }
 
 /* Header-only counter files are processes without kernels (rpagg.c); a pass
- * where every counter file is one has no data at all: an error. */
-static int pass_has_rows(const struct rp_pass *p, const struct fileset *sets, size_t n)
+ * where every counter file is one has no data at all: p->empty_at names its
+ * first file (load_passes decides whether that is an error). */
+static void pass_rows_check(struct rp_pass *p, const struct fileset *sets, size_t n)
 {
     const char *first = NULL;
     for (size_t i = 0; i < n; i++) {
         if (!counter_file(&sets[i]) || sets[i].rc < 0)
             continue;
         if (!sets[i].agg.cc_empty)
-            return 0;
+            return;
         first = first ? first : counter_file(&sets[i]);
     }
-    if (!first)
+    if (first)
+        p->empty_at = xstrdup(first);
+}
+
+static int empty_pass_error(const struct rp_pass *p)
+{
+    const char *f = p->empty_at;
+    bool db = strstr(f, RP_ROCPD_SUFFIX) != NULL;
+    return br_error_at(f, db ? 0 : 1, 0, "%s (in every counter file of pass %s)",
+                       db ? "no counter rows" : "header only, no data rows", p->name);
+}
+
+/* Whether a pass folder of the run holds a copy or set (the passes' own
+ * memory copy traces, read/rpcopy.h). -1 after printing a read error. */
+static int passes_have_copies(const struct rp_run *run)
+{
+    for (uint32_t i = 0; i < run->npasses; i++) {
+        const char *dir = run->passes[i].dir;
+        if (!dir || !fs_is_dir(dir))
+            continue;
+        struct rp_copies cp;
+        memset(&cp, 0, sizeof(cp));
+        int rc = rp_copies_load(&cp, dir);
+        size_t n = cp.n;
+        rp_copies_release(&cp);
+        if (rc < 0)
+            return -1;
+        if (n)
+            return 1;
+    }
+    return 0;
+}
+
+/* Passes without a counter row: errors, except in a run whose GPU work is
+ * copies only (no pass has a kernel, and the passes traced copies): that
+ * run is read, with run->copies_only set, and its passes have no kernel. */
+static int check_empty_passes(struct rp_run *run)
+{
+    bool any_rows = false, any_empty = false;
+    for (uint32_t i = 0; i < run->npasses; i++) {
+        any_empty |= run->passes[i].empty_at != NULL;
+        any_rows |= run->passes[i].present && !run->passes[i].empty_at;
+    }
+    if (!any_empty)
         return 0;
-    return br_error_at(first, strstr(first, RP_ROCPD_SUFFIX) ? 0 : 1, 0,
-                       "%s (in every counter file of pass %s)",
-                       strstr(first, RP_ROCPD_SUFFIX) ? "no counter rows" : "header only, no data rows",
-                       p->name);
+    int copies = any_rows ? 0 : passes_have_copies(run);
+    if (copies < 0)
+        return -1;
+    if (copies) {
+        run->copies_only = true;
+        return 0;
+    }
+    for (uint32_t i = 0; i < run->npasses; i++)
+        if (run->passes[i].empty_at)
+            empty_pass_error(&run->passes[i]);
+    return -1;
 }
 
 /* One warning per pass and missing attribute column (not one per process):
@@ -433,7 +484,8 @@ static void warn_missing_columns(const struct fileset *sets, size_t n)
 
 static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *sets, size_t n)
 {
-    int rc = pass_has_rows(p, sets, n);
+    int rc = 0;
+    pass_rows_check(p, sets, n);
     struct intern pc;
     intern_init(&pc);
     pass_counters(p, &pc, sets, n);
@@ -529,6 +581,8 @@ static int load_passes(struct rp_run *run, const char *pmc_dir, int nthreads)
             rc = -1;
         at += cnt[i];
     }
+    if (check_empty_passes(run) < 0)
+        rc = -1;
     free_sets(all, total);
     free(per);
     free(cnt);

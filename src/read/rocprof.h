@@ -52,6 +52,8 @@ enum rp_kind { RP_KIND_UNKNOWN = 0, RP_KIND_COUNTER, RP_KIND_TRACE, RP_KIND_AGEN
 
 /* Reads the passes of a pmc run folder: pass_names[i] is read from
  * pmc_dir/pass_names[i]/ (a missing folder gives present = false, no error).
+ * A pass whose counter files all hold only their header is an error, except
+ * when no pass has a row and the pass folders traced copies (copies_only).
  * nthreads 0 = one per CPU. Returns 0, or -1 after printing the error. */
 int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
                 size_t npasses, int nthreads);
