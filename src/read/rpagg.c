@@ -613,9 +613,10 @@ static void finish_sampled(struct rp_agg *a, const char *file, bool traced)
     a->cvar = xcalloc((size_t)a->kcap * a->ccap + 1, sizeof(*a->cvar));
     a->cdf = xcalloc((size_t)a->kcap * a->ccap + 1, sizeof(*a->cdf));
     if (!traced) {
+        if (a->kn.n == 0)   /* a process without kernels has nothing to scale */
+            return;
         memcpy(a->profiled, a->launches, a->kn.n * sizeof(*a->profiled));
-        if (a->kn.n)        /* a process without kernels has nothing to scale */
-            sb_addf(&a->warn, "%s: a sampled pass without its kernel trace: the counter sums are "
+        sb_addf(&a->warn, "%s: a sampled pass without its kernel trace: the counter sums are "
                 "those of the profiled launches only, not of every launch\n", file);
         return;
     }
