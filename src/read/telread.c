@@ -202,7 +202,8 @@ static size_t file_intervals(const struct telem_read_opts *o, const char *path, 
     size_t m = 0;
     if (o->iv) {
         m = o->niv;
-        memcpy(w, o->iv, 2 * m * sizeof(int64_t));
+        if (m)              /* memcpy from NULL is undefined even for 0 bytes */
+            memcpy(w, o->iv, 2 * m * sizeof(int64_t));
     } else if (o->pw && node) {
         m = node_intervals(o->pw, o->root, node, w);
         if (m == 0)
@@ -210,7 +211,8 @@ static size_t file_intervals(const struct telem_read_opts *o, const char *path, 
                     "the sampled clock (CLOCK_BOOTTIME is per node)", path, node);
     } else if (o->pw) {
         m = o->pw->nbusy_iv;
-        memcpy(w, o->pw->busy_iv, 2 * m * sizeof(int64_t));
+        if (m)              /* a power run of copies only has no busy interval array */
+            memcpy(w, o->pw->busy_iv, 2 * m * sizeof(int64_t));
     }
     return merge(w, m);
 }
