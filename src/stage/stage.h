@@ -26,7 +26,8 @@
  * folder), stage/launcher.h (launcher, layout checks), stage/exec.h (running
  * a command, signals), stage/runinfo.h (the run record), stage/perfgrep.h
  * (PERF_GREP), stage/nodesamp.h (one sampler per node), stage/submit.h
- * (sbatch chains); the pmc and power stages stage/pmc.h and stage/power.h.
+ * (sbatch chains), stage/runbook.h (the runbook); the pmc and power stages
+ * stage/pmc.h and stage/power.h.
  */
 #ifndef BR_STAGE_H
 #define BR_STAGE_H
