@@ -158,30 +158,6 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 
 /* ---- clustering ------------------------------------------------------------ */
 
-static int load(const struct compare_opts *o, struct cmp_set *s, long *query)
-{
-    *query = -1;
-    for (size_t i = 0; i < o->inputs.n; i++)
-        if (cmp_add_input(s, o->inputs.v[i]) != 0)
-            return -1;
-    if (o->nearest) {
-        *query = cmp_find(s, o->nearest);
-        if (*query < 0) {
-            if (cmp_add_input(s, o->nearest) != 0)
-                return -1;
-            *query = (long)s->n - 1;
-        }
-    }
-    if (cmp_check_labels(s) != 0)
-        return -1;
-    if (s->n < 2)
-        return br_error("compare: %zu workload: at least two are needed", s->n);
-    for (size_t i = 0; i < o->analyses.n; i++)
-        if (cmp_attach_analysis(s, o->analyses.v[i]) != 0)
-            return -1;
-    return 0;
-}
-
 static void print_summary(const struct wr_compare *c, const struct compare_opts *o)
 {
     enum { LIST_MAX = 20 };
@@ -214,7 +190,7 @@ static int run_compare(const struct compare_opts *o)
     cmp_set_init(&s, o->kind);
     s.tdp_W = o->tdp_W;
     s.arch = o->arch;
-    int rc = load(o, &s, &query);
+    int rc = cmp_set_load(&s, &o->inputs, o->nearest, &o->analyses, &query);
     double *y = rc == 0 ? cmp_pdist(&s, o->metric) : NULL;
     double(*Z)[4] = y ? xcalloc(s.n - 1, sizeof(*Z)) : NULL;
     rc = y && cmp_linkage(y, s.n, o->method, Z) == 0 ? 0 : -1;

@@ -358,3 +358,28 @@ int cmp_check_labels(const struct cmp_set *s)
                                 s->w[i].path);
     return 0;
 }
+
+int cmp_set_load(struct cmp_set *s, const struct strv *inputs, const char *nearest,
+                 const struct strv *analyses, long *query)
+{
+    *query = -1;
+    for (size_t i = 0; i < inputs->n; i++)
+        if (cmp_add_input(s, inputs->v[i]) != 0)
+            return -1;
+    if (nearest) {
+        *query = cmp_find(s, nearest);
+        if (*query < 0) {
+            if (cmp_add_input(s, nearest) != 0)
+                return -1;
+            *query = (long)s->n - 1;
+        }
+    }
+    if (cmp_check_labels(s) != 0)
+        return -1;
+    if (s->n < 2)
+        return br_error("compare: %zu workload: at least two are needed", s->n);
+    for (size_t i = 0; i < analyses->n; i++)
+        if (cmp_attach_analysis(s, analyses->v[i]) != 0)
+            return -1;
+    return 0;
+}

@@ -24,6 +24,8 @@
 
 #include <jansson.h>
 
+#include "util/strv.h"
+
 /* ---- workloads and where their vectors came from -------------------------- */
 
 struct cmp_workload {
@@ -81,6 +83,13 @@ long cmp_find(const struct cmp_set *s, const char *key);
 
 /* Labels must be unique (app_vectors.json is keyed by label). 0 or -1. */
 int cmp_check_labels(const struct cmp_set *s);
+
+/* The workloads of `benchrun compare`: each of inputs (cmp_add_input), then
+ * nearest when it names none of them (one more input; NULL: none), labels
+ * checked, at least two, then the --analysis folders attached. *query: the
+ * index of nearest, else -1. 0, or -1 (printed). */
+int cmp_set_load(struct cmp_set *s, const struct strv *inputs, const char *nearest,
+                 const struct strv *analyses, long *query);
 
 /* ---- distances ------------------------------------------------------------ */
 
