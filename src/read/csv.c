@@ -207,6 +207,12 @@ static long count_commas_unquoted(const char *s, const char *e)
     return n;
 }
 
+long csv_count_fields(const char *s, size_t len)
+{
+    long commas = count_commas_unquoted(s, s + len);
+    return commas < 0 ? -1 : commas + 1;
+}
+
 int csv_split(const char *line, size_t len, struct csv_span *out, int max)
 {
     size_t i = 0;
@@ -333,24 +339,31 @@ int csv_split_freetext(const char *line, size_t len, int ncols, int free_col, st
 
 /* ---- numbers --------------------------------------------------------------- */
 
+const char *csv_scan_u64(const char *p, const char *end, uint64_t *out)
+{
+    const char *s = p, *safe = end - p > 19 ? p + 19 : end;  /* 19 digits cannot overflow */
+    uint64_t v = 0;
+    for (; s < safe && (unsigned)(*s - '0') <= 9; s++)
+        v = v * 10 + (unsigned)(*s - '0');
+    if (s == safe)
+        for (; s < end && (unsigned)(*s - '0') <= 9; s++) {
+            unsigned d = (unsigned)(*s - '0');
+            if (v > (UINT64_MAX - d) / 10)
+                return NULL;
+            v = v * 10 + d;
+        }
+    if (s == p || s - p > 20)
+        return NULL;
+    *out = v;
+    return s;
+}
+
 int csv_u64(const struct csv_span *f, uint64_t *out)
 {
-    if (f->n == 0 || f->n > 20)
+    uint64_t v;
+    const char *end = f->p + f->n, *stop = csv_scan_u64(f->p, end, &v);
+    if (!stop || stop != end)
         return -1;
-    uint64_t v = 0;
-    uint32_t safe = f->n < 19 ? f->n : 19;      /* 19 digits cannot overflow: < 10^19 */
-    for (uint32_t i = 0; i < safe; i++) {
-        unsigned d = (unsigned char)f->p[i] - '0';
-        if (d > 9)
-            return -1;
-        v = v * 10 + d;
-    }
-    for (uint32_t i = safe; i < f->n; i++) {
-        unsigned d = (unsigned char)f->p[i] - '0';
-        if (d > 9 || v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
     *out = v;
     return 0;
 }
@@ -360,45 +373,55 @@ static const double pow10_tab[23] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-static int slow_double(const struct csv_span *f, double *out)
+/* strtod on a copy of [p, end), which holds a number of the grammar. */
+static const char *slow_double(const char *p, const char *end, double *out)
 {
+    size_t n = (size_t)(end - p);
     char small[64];
-    char *tmp = f->n < sizeof(small) ? small : xmalloc(f->n + 1);
-    memcpy(tmp, f->p, f->n);
-    tmp[f->n] = '\0';
-    char *end;
-    errno = 0;
-    double v = strtod(tmp, &end);
-    int ok = end == tmp + f->n && f->n > 0 && !(end > tmp && (end[-1] == 'x' || end[-1] == 'X'));
+    char *tmp = n < sizeof(small) ? small : xmalloc(n + 1);
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
+    char *stop;
+    double v = strtod(tmp, &stop);
+    bool ok = stop == tmp + n && n > 0;
     if (tmp != small)
         free(tmp);
     if (!ok)
-        return -1;
+        return NULL;
     *out = v;
-    return 0;
+    return end;
 }
 
-/* nan, inf, infinity in any case, with an optional sign: 0 with *out set
- * (as strtod gives them), -1 for anything else. */
-static int special(const struct csv_span *f, double *out)
+/* The lower-case letters w[0..n) at p in any case (c | 0x20 folds only the
+ * upper-case letter onto its lower-case one). */
+static bool word_at(const char *p, const char *end, const char *w, size_t n)
 {
-    const char *p = f->p;
-    size_t n = f->n;
-    bool neg = n && *p == '-';
-    if (n && (*p == '-' || *p == '+'))
-        p++, n--;
-    if (n == 3 && (p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'a' && (p[2] | 0x20) == 'n')
+    if ((size_t)(end - p) < n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((p[i] | 0x20) != w[i])
+            return false;
+    return true;
+}
+
+/* nan, infinity, inf in any case at p (after the sign), as strtod gives
+ * them; NULL for anything else. */
+static const char *special(const char *p, const char *end, bool neg, double *out)
+{
+    if (word_at(p, end, "nan", 3)) {
         *out = copysign(NAN, neg ? -1.0 : 1.0);
-    else if ((n == 3 && !strncasecmp(p, "inf", 3)) || (n == 8 && !strncasecmp(p, "infinity", 8)))
-        *out = neg ? -INFINITY : INFINITY;
-    else
-        return -1;
-    return 0;
+        return p + 3;
+    }
+    size_t n = word_at(p, end, "infinity", 8) ? 8 : word_at(p, end, "inf", 3) ? 3 : 0;
+    if (!n)
+        return NULL;
+    *out = neg ? -INFINITY : INFINITY;
+    return p + n;
 }
 
-int csv_double(const struct csv_span *f, double *out)
+const char *csv_scan_double(const char *p, const char *end, double *out)
 {
-    const char *p = f->p, *end = f->p + f->n;
+    const char *start = p;
     bool neg = false;
     if (p < end && (*p == '-' || *p == '+'))
         neg = *p++ == '-';
@@ -414,28 +437,36 @@ int csv_double(const struct csv_span *f, double *out)
         nfrac = (size_t)(p - frac);
     }
     if (nint + nfrac == 0)
-        return special(f, out);
+        return p == digits ? special(digits, end, neg, out) : NULL;   /* not "." */
     long dexp = -(long)nfrac;
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         bool eneg = false;
         if (p < end && (*p == '-' || *p == '+'))
             eneg = *p++ == '-';
-        if (p == end)
-            return -1;
+        if (p == end || (unsigned)(*p - '0') > 9)
+            return NULL;
         long e = 0;
         for (; p < end && (unsigned)(*p - '0') <= 9; p++)
             if (e < 100000)
                 e = e * 10 + (*p - '0');
         dexp += eneg ? -e : e;
     }
-    if (p != end)
-        return -1;
     if (nint + nfrac > 19 || m >= (1ull << 53) || dexp > 22 || dexp < -22)
-        return slow_double(f, out);
+        return slow_double(start, p, out);
     double v = (double)m;
     v = dexp >= 0 ? v * pow10_tab[dexp] : v / pow10_tab[-dexp];
     *out = neg ? -v : v;
+    return p;
+}
+
+int csv_double(const struct csv_span *f, double *out)
+{
+    double v;
+    const char *end = f->p + f->n, *stop = csv_scan_double(f->p, end, &v);
+    if (!stop || stop != end)
+        return -1;
+    *out = v;
     return 0;
 }
 

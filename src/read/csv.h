@@ -72,6 +72,9 @@ uint64_t csv_bytes(const struct csv_src *s);
  * count (which may exceed max: then only max spans are filled), or -1 when a
  * quoted field is not closed. */
 int csv_split(const char *line, size_t len, struct csv_span *out, int max);
+/* Number of fields in [s, s + len) when no '"' is there (commas + 1, as
+ * csv_split counts them), -1 when one is (csv_split must walk them). */
+long csv_count_fields(const char *s, size_t len);
 
 /* Splits a row that must have exactly ncols fields, column free_col (0-based)
  * being free text (see above). Returns ncols, or -1 when the row does not fit
@@ -83,11 +86,18 @@ int csv_split_freetext(const char *line, size_t len, int ncols, int free_col,
 /* ---- numbers --------------------------------------------------------------- */
 
 /* Unsigned decimal integer, whole span. 0 on success, -1 otherwise
- * (empty, non-digit, overflow). */
+ * (empty, non-digit, more than 20 digits, overflow); *out untouched on -1. */
 int csv_u64(const struct csv_span *f, uint64_t *out);
-/* Decimal number: [+-]digits[.digits][(e|E)[+-]digits], "nan"/"inf" in any
- * case, whole span. Correctly rounded. 0 on success, -1 otherwise. */
+/* Decimal number: [+-]digits[.digits][(e|E)[+-]digits], or [+-]nan, inf,
+ * infinity in any case, whole span. Correctly rounded. 0 on success, -1
+ * otherwise; *out untouched on -1. */
 int csv_double(const struct csv_span *f, double *out);
+/* The same two at the start of [p, end), for a reader that converts while it
+ * splits: the first byte after the number with *out set, or NULL when none
+ * starts at p (an exponent without digits, "1e", is no number). The whole
+ * span forms above are these with the stop required at the span's end. */
+const char *csv_scan_u64(const char *p, const char *end, uint64_t *out);
+const char *csv_scan_double(const char *p, const char *end, double *out);
 /* Agent id in either form: bare integer `4` or quoted text with one run of
  * digits (`"Agent 4"`, `"GPU 3"`). 0 on success, -1 otherwise. */
 int csv_agent_id(const struct csv_span *f, uint64_t *out);

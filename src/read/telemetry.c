@@ -343,9 +343,63 @@ static int store_field(struct br_telem *t, size_t col, const struct csv_span *f,
     return 0;
 }
 
+/* Blanks from s: the field's end (',' or e) when only blanks are left in
+ * it, NULL otherwise. */
+static inline const char *field_rest(const char *s, const char *e)
+{
+    while (s < e && is_blank(*s))
+        s++;
+    return s == e || *s == ',' ? s : NULL;
+}
+
+/* The common row in one pass, converting while it splits: no field of the
+ * plan quoted, each converted one a plain number (or empty). 0 with the row
+ * filled; -1 when the row needs parse_row_fields (quotes, a malformed value,
+ * a wrong field count), which then decides and reports as before. */
+static int parse_row_plain(struct br_telem *t, const char *s, const char *e,
+                           struct br_telem_row *row)
+{
+    for (size_t col = 0;; col++) {
+        while (s < e && is_blank(*s))
+            s++;
+        if (s < e && *s == '"')
+            return -1;
+        int p = t->plan[col], x = t->plan_extra[col];
+        if (p == PLAN_TIME) {
+            uint64_t u;
+            s = csv_scan_u64(s, e, &u);
+            if (!s || u > (uint64_t)INT64_MAX || !(s = field_rest(s, e)))
+                return -1;
+            row->timestamp_ns = (int64_t)u;
+        } else if (p != PLAN_SKIP || x >= 0) {
+            double v = NAN;
+            if (s < e && *s != ',' && !(s = csv_scan_double(s, e, &v)))
+                return -1;
+            if (!(s = field_rest(s, e)))
+                return -1;
+            if (p >= 0)
+                row->v[p] = v;
+            if (x >= 0)
+                t->extra[x] = v;
+        } else {
+            s = memchr(s, ',', (size_t)(e - s));
+            if (!s)
+                return -1;
+        }
+        if (col == t->last_parsed) {
+            long rest = s == e ? 0 : csv_count_fields(s + 1, (size_t)(e - s - 1));
+            return rest >= 0 && (size_t)rest == t->ncols - col - 1 ? 0 : -1;
+        }
+        if (s == e)
+            return -1;                     /* fewer fields than the plan */
+        s++;
+    }
+}
+
 /* Splits one data line (every field counted, the columns of the plan
  * converted) and checks the field count. */
-static int parse_row(struct br_telem *t, const char *s, const char *e, struct br_telem_row *row)
+static int parse_row_fields(struct br_telem *t, const char *s, const char *e,
+                            struct br_telem_row *row)
 {
     int n = csv_split(s, (size_t)(e - s), t->fields, (int)t->last_parsed + 1);
     if (n < 0 || (size_t)n != t->ncols)
@@ -356,6 +410,11 @@ static int parse_row(struct br_telem *t, const char *s, const char *e, struct br
             store_field(t, col, &t->fields[col], row) != 0)
             return -1;
     return 0;
+}
+
+static int parse_row(struct br_telem *t, const char *s, const char *e, struct br_telem_row *row)
+{
+    return parse_row_plain(t, s, e, row) == 0 ? 0 : parse_row_fields(t, s, e, row);
 }
 
 int br_telem_next(struct br_telem *t, struct br_telem_row *row)

@@ -90,6 +90,43 @@ static void test_numbers(void **st)
         double v;
         assert_int_equal(csv_double(&s, &v), -1);
     }
+    /* The prefix forms stop after the number; malformed is NULL. */
+    static const struct {
+        const char *text;
+        size_t stop;            /* bytes of the number; 0: NULL */
+        double want;
+    } pre[] = {
+        { "1.5,2", 3, 1.5 },       { "-.25e1 ", 6, -2.5 },    { "7\"", 1, 7 },
+        { "infinity,", 8, INFINITY }, { "-inf,", 4, -INFINITY }, { "infinit", 3, INFINITY },
+        { "NaN,", 3, NAN },        { "1e,", 0, 0 },           { "1e+x", 0, 0 },
+        { ".,", 0, 0 },            { "-", 0, 0 },             { ",", 0, 0 },
+        { "1e400x", 5, INFINITY }, { "000000000000000000000012.5|", 26, 12.5 },
+    };
+    for (size_t i = 0; i < sizeof(pre) / sizeof(*pre); i++) {
+        const char *p = pre[i].text, *end = p + strlen(p);
+        double v = 0;
+        const char *stop = csv_scan_double(p, end, &v);
+        if (pre[i].stop == 0) {
+            assert_null(stop);
+            continue;
+        }
+        assert_ptr_equal(stop, p + pre[i].stop);
+        assert_true(isnan(pre[i].want) ? isnan(v) : v == pre[i].want);
+    }
+    uint64_t u = 0;
+    const char *digits = "18446744073709551615,";
+    assert_ptr_equal(csv_scan_u64(digits, digits + 21, &u), digits + 20);
+    assert_true(u == UINT64_MAX);
+    const char *over = "18446744073709551616", *zeros = "000000000000000000001";
+    assert_null(csv_scan_u64(over, over + 20, &u));
+    assert_null(csv_scan_u64(zeros, zeros + 21, &u));      /* 21 digits, as csv_u64 */
+    assert_null(csv_scan_u64(",1", ",1" + 2, &u));
+    struct csv_span z = { zeros, 21, false }, part = { "12,", 3, false };
+    u = 5;
+    assert_int_equal(csv_u64(&z, &u), -1);
+    assert_int_equal(csv_u64(&part, &u), -1);
+    assert_true(u == 5);                                    /* untouched on -1 */
+
     struct csv_span a = { "Agent 4", 7, true }, b = { "12", 2, false }, c = { "x", 1, true };
     uint64_t id;
     assert_int_equal(csv_agent_id(&a, &id), 0);
