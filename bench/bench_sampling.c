@@ -1,8 +1,9 @@
 /* bench_sampling.c - what launch sampling costs and saves off the GPU, in one
- * run (issue 18): the same generated rocprofv3 run (tests/tools/gen_rocprof)
- * written with counter rows for every launch and with the default sampling
- * plan (--sample 10:50:20:1), then read by the pmc reader (rp_run_load, the
- * part of `benchrun analyze` that sampling changes) several times each.
+ * run (README "Launch sampling"): the same generated rocprofv3 run
+ * (tests/tools/gen_rocprof) written with counter rows for every launch and
+ * with the default sampling plan (--sample 10:50:20:1), then read by the pmc
+ * reader (rp_run_load, the part of `benchrun analyze` that sampling changes)
+ * several times each.
  * Prints the counter bytes and rows sampled/full, the read time sampled/full
  * (the estimator's extra work against the rows it no longer reads), and the
  * plan's cost per launch decision (lp_next, what the CUPTI library calls per

@@ -1,5 +1,5 @@
 /* cmd_energy.c - 'benchrun energy PROF_DIR': energy per kernel from a power
- * run alone (issue 19): the telemetry and the kernel trace read with
+ * run alone: the telemetry and the kernel trace read with
  * src/read/prun.h, the two methods of src/energy/energy.h, the outputs of
  * src/write/wr_energy.h in PROF_DIR/energy/ (or --out-dir). */
 #include "cli/cli.h"

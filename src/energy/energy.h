@@ -1,4 +1,4 @@
-/* energy.h - energy per kernel from a power run (issue 19): what each kernel,
+/* energy.h - energy per kernel from a power run (`benchrun energy`): what each kernel,
  * copy and idle stretch of a GPU cost in joules, from the telemetry and the
  * kernel trace that share CLOCK_BOOTTIME.
  *

@@ -1,4 +1,4 @@
-/* wr_energy.h - the energy analysis written out (issue 19): the per-class
+/* wr_energy.h - the energy analysis written out (`benchrun energy`): the per-class
  * table (energy_per_kernel.csv), energy_summary.json and the "Energy"
  * Markdown section of `benchrun energy`, the same numbers as the energy
  * columns, keys and section of `benchrun analyze --power`, and the power

@@ -1,6 +1,7 @@
 #!/bin/bash
-# 0101-conf-errors: every workload.conf validation error of issue 2 gives one
-# clear error line naming the conf, exit 1, and creates nothing.
+# 0101-conf-errors: every workload.conf validation error (README
+# "workload.conf") gives one clear error line naming the conf, exit 1, and
+# creates nothing.
 . "$(dirname "$0")/lib.sh"
 
 # good_conf FILE [EXTRA LINES...]: a valid conf, then the extra lines.

@@ -7,7 +7,7 @@ SEED_DIR holds what the seed's postprocess_pmc.py and build_sampling_json.py
 wrote (tests/fixtures/seed-reference: seed-output/); OURS_DIR what benchrun
 wrote from the same inputs with the same command lines, under the same
 relative names. Written independently of benchrun's code: it knows only the
-seed's files. Rules (issue 13):
+seed's files. Rules (README "The seed's own outputs"):
 
 - every seed file exists under the same name (*.stdout are the seed's
   terminal output and not compared);

@@ -104,7 +104,7 @@ static void expect_too_deep(const char *src)
     free(err);
 }
 
-/* Issue 15: hostile expressions must not overflow the stack. Depth (parens,
+/* Hostile expressions must not overflow the stack. Depth (parens,
  * unary operators, calls) is limited; a long flat sum is fine (chains of one
  * precedence level are one node, evaluated in a loop). */
 static void test_expr_limits(void **st)
@@ -215,7 +215,7 @@ static void test_max_waves(void **st)
     arch_free(ap);
 }
 
-/* Issue 15: a pass name is data. Per-pass metrics refer to their pass
+/* A pass name is data. Per-pass metrics refer to their pass
  * through the symbol table, never by pasting the name into the formula
  * (a pass named "p*0+1234567" used to turn 1000 * GRBM_GUI_ACTIVE@{pass} /
  * N_XCC into 1000 * GRBM_GUI_ACTIVE@p * 0 + 1234567 / N_XCC). */

@@ -1,5 +1,5 @@
 /* test_cuptijson.c - the NVIDIA collector's companion JSON per pass: the
- * launch counts main's library writes (inject.c), issue 18's per-kernel
+ * launch counts main's library writes (inject.c), launch sampling's per-kernel
  * kernels_without_counters, summed over processes, the message analyze
  * prints, files without those fields, and text that is not a JSON object. */
 #include <stdarg.h>
@@ -23,7 +23,7 @@ static const char MAIN_JSON[] =
     "  \"counter_rows\": 37,\n  \"launches_dropped\": 3,\n  \"launches_captured\": 2,\n"
     "  \"launches_reentrant\": 0,\n  \"memory_copies\": 4,\n"
     "  \"error\": \"cuptiProfilerPushRange: CUPTI_ERROR_INVALID_OPERATION\"\n}\n";
-/* A later library's per-kernel reasons (issue 18), and a second error. */
+/* A later library's per-kernel reasons (launch sampling), and a second error. */
 static const char KERNELS_JSON[] =
     "{\"launches_dropped\": 1, \"launches_failed\": 0, \"graph_launches_unprofiled\": 4,"
     " \"kernels_without_counters\": ["

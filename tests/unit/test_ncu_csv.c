@@ -86,7 +86,7 @@ static void test_convert(void **state)
     ncu_table_release(&t);
 }
 
-/* Issue 15 (fuzz_ncu_csv): cells far outside an integer column's range
+/* Found by fuzz_ncu_csv: cells far outside an integer column's range
  * (ID 1e125, a negative size, a duration of -5) fall back to the defaults
  * instead of an undefined float-to-integer conversion. */
 static void test_out_of_range(void **state)

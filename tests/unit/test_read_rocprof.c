@@ -368,7 +368,7 @@ static void test_62_join(void **st)
 }
 
 /* rp_check_mem reads agent_info rows too (fuzz_agent_info used to stop at
- * the header: issue 15). */
+ * the header). */
 static void test_agent_info_rows(void **st)
 {
     (void)st;

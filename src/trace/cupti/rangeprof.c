@@ -31,7 +31,7 @@
  * A decode evaluates every range to GPU values
  * (cuptiProfilerHostEvaluateToGpuValues) and takes its name.
  *
- * Why no kernel activity records in counter mode (issue 9, measured on H200,
+ * Why no kernel activity records in counter mode (measured on H200,
  * CUDA 13.0): on Hopper CUPTI takes kernel activity timestamps by instrumenting
  * the kernel code (cupti_activity.h, cuptiActivityEnableHWTrace: "instead of
  * the traditional SW instrumentation and semaphore based approach", HW events
