@@ -181,14 +181,25 @@ static void check_sampling(struct mx_ctx *x, const struct rp_pass *ps, struct mx
         }
     }
     if (wide) {
-        double more = (worst / lim) * (worst / lim);
+        /* The interval shrinks as 1/sqrt(profiled): the factor of profiled
+         * launches that would bring the widest within the limit, unless that
+         * is more launches than the kernel has (its launches differ in kind,
+         * e.g. one GEMM kernel for several shapes: only every launch will do). */
+        double more = ceil((worst / lim) * (worst / lim));
+        unsigned long long prof = ps->profiled[wk], runs = ps->launches[wk];
+        char advice[160];
+        if (more * (double)prof >= (double)runs)
+            snprintf(advice, sizeof(advice), "no sample of its launches would bring it "
+                     "within the limit: profile every launch (LAUNCHES=all)");
+        else
+            snprintf(advice, sizeof(advice), "about %.0fx as many profiled launches would "
+                     "bring it within the limit (LAUNCHES=sampled:FIRST:EVERY:BLOCKS:SEED with a "
+                     "smaller EVERY, or LAUNCHES=all)", more);
         mx_warn(x->res, "pass %s: %u sampled estimate(s) have a 95%% interval wider than "
                 "+-%.3g%% (widest: %s of %.60s, +-%.3g%% from %llu of %llu launches): the "
-                "launches differ too much for the sample; about %.0fx as many profiled launches "
-                "would bring it within the limit (LAUNCHES=sampled:FIRST:EVERY:BLOCKS:SEED with "
-                "a smaller EVERY, or LAUNCHES=all)", mp->name, wide, lim, ps->counters[wc],
-                x->run->names.str[wk], worst, (unsigned long long)ps->profiled[wk],
-                (unsigned long long)ps->launches[wk], ceil(more));
+                "launches differ too much for the sample; %s",
+                mp->name, wide, lim, ps->counters[wc], x->run->names.str[wk], worst, prof, runs,
+                advice);
     }
     if (unknown)
         mx_warn(x->res, "pass %s: %u sampled estimate(s) have no interval (a kernel with a "

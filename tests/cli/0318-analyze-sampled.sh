@@ -24,6 +24,29 @@ gen_pair() {   # gen_pair NAME PLAN: full and sampled runs, both analyzed
     expect_exit 0 "$1: analyze the sampled run" -- "$BENCHRUN" analyze "$d/sampled" --power "$d/prof"
 }
 
+# advice REPORT BRANCH WHAT: the interval check's advice follows the numbers it
+# names: (width / 1 %)^2 times the profiled launches ("about Nx as many"), or
+# every launch when that is more than the kernel ran ("no sample"); BRANCH is
+# the one these data must take.
+advice() {
+    python3 - "$1" "$2" <<'PY' && pass "$3: the interval check's advice follows its numbers" \
+        || fail "$3: the interval check's advice"
+import math, re, sys
+seen = set()
+for m in re.finditer(r"\+-([0-9.]+)% from (\d+) of (\d+) launches\): the launches differ too much "
+                     r"for the sample; (about (\d+)x as many|no sample of its launches)", open(sys.argv[1]).read()):
+    w, prof, runs = float(m[1]), int(m[2]), int(m[3])
+    more = math.ceil(w * w)   # CHECK_SAMPLING_PCT 1; w is printed to 3 digits
+    if more * prof >= runs * 1.01:
+        assert m[4].startswith("no sample"), m[0]
+        seen.add("no sample")
+    elif more * prof <= runs * 0.99:
+        assert m[5] and abs(int(m[5]) - more) <= 0.01 * more + 1, m[0]
+        seen.add("about")
+sys.exit(0 if sys.argv[2] in seen else 1)
+PY
+}
+
 # The default plan on launches of 1-3x the base work (period 3): about 4 % of
 # the launches profiled, wide intervals. The same run sampled with six plan
 # seeds: 95 % intervals cover the truth in at least 90 % of the estimates
@@ -58,6 +81,7 @@ PY
         "per pass: launches run and profiled"
     expect_no_grep '\(lost launches' "$d/sampled/analysis/report.md" "no lost launches in a sampled run"
     expect_grep 'interval wider than' "$d/sampled/analysis/report.md" "the interval check names wide estimates"
+    advice "$d/sampled/analysis/report.md" "no sample" "default plan, 17 of 361 launches"
     [ -f "$d/full/analysis/launch_sampling.csv" ] && fail "full run wrote launch_sampling.csv" \
         || pass "a full run keeps its outputs"
 fi
@@ -74,6 +98,14 @@ if gen_pair dense 20:4:40:3; then
         pass "dense plan: metrics vs expected.json within +-$rtol ($(tail -1 "$T/exp"))"
     else fail "dense plan: metrics vs expected.json (rtol $rtol)"; head -20 "$T/exp" >&2; fi
 fi
+
+# One kernel of 50,000 launches: ~121 profiled, an interval near +-13 %: more
+# profiled launches would do (about 161x), fewer than the kernel ran.
+if "$GEN" --kernels 1 --launches 50000 --seed 5 --sample 10:50:20:1 "$T/long" >/dev/null 2>&1; then
+    expect_exit 0 "long: analyze the sampled run" -- "$BENCHRUN" analyze "$T/long"
+    advice "$T/long/analysis/report.md" about "one kernel, 50,000 launches"
+    rm -rf "$T/long"
+else fail "long: generator failed"; fi
 
 # The stage: rocprofv3 gets the iterations; ROCm 6.2 cannot sample.
 fixture=$BR_SOURCE_DIR/tests/fixtures/conf/lammps_hns16812.conf
