@@ -13,6 +13,10 @@
 #           compares them)
 #   models  accuracy, sampled vs all: PyTorch transformer and ResNet-18 steps
 #           (tests/gpu/train_step.py)
+#   smoke   the stages as they are now on axpy 1 + 2,000 launches: plain ->
+#           pmc (sampled) -> power -> analyze --power -> energy; FP32 FLOPs
+#           known (2 x 1,048,576 per launch: one FFMA per thread), launches
+#           2,001 in the trace (about 2 min with the build)
 #   e2e     Triton mma.sync matmul, the copy workload and the JAX GEMM through
 #           plain -> pmc -> power -> analyze, known FLOPs and bytes
 # Output ($OUT): final18.txt (the table, printed last), final18-logs.tar.gz.
@@ -177,6 +181,28 @@ if want models; then
     pmc_pair transformer 200
     conf resnet18 "PyTorch ResNet-18, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" resnet18 2
     pmc_pair resnet18 200
+fi
+if want smoke; then
+    conf smoke "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000
+    st smoke.plain "$BR" plain "$W/runs/smoke/smoke.conf"; a=$?
+    st smoke.pmc "$BR" pmc "$W/runs/smoke/smoke.conf"; b=$?
+    st smoke.power "$BR" power "$W/runs/smoke/smoke.conf"; c=$?
+    pmc=$(last smoke pmc); prof=$(last smoke prof)
+    [ -n "$pmc" ] && st smoke.analyze "$BR" analyze "$pmc" ${prof:+--power "$prof"}; d=$?
+    [ -n "$prof" ] && st smoke.energy "$BR" energy "$prof"; e=$?
+    row "smoke plain=$a pmc=$b power=$c analyze=$d energy=$e"
+    python3 - "$pmc" >>"$T" 2>&1 <<'PY'
+import csv, os, sys
+p = os.path.join(sys.argv[1], "analysis", "per_kernel_metrics.csv")
+want = 2001 * 2 * 1048576   # the warm-up's a = 0 FFMAs count too
+for r in csv.DictReader(open(p)) if os.path.exists(p) else []:
+    if r.get("kernel") == "TOTAL":
+        f = float(r.get("FP32_FLOP") or "nan")
+        print("   TOTAL launches %s FP32_FLOP %.0f (known %d: %s)" % (r.get("launches"), f, want,
+              "ok" if abs(f - want) <= 1e-9 * want else "MISMATCH"))
+PY
+    grep -h "^benchrun: warning" "$O/smoke.analyze.log" | head -3 | cut -c1-160 | sed 's/^/   /' >>"$T"
+    tail -3 "$O/smoke.energy.log" | cut -c1-160 | sed 's/^/   /' >>"$T"
 fi
 if want e2e; then
     e2e() {   # plain -> pmc -> power -> analyze; prints TOTAL FLOPs and bytes
