@@ -111,8 +111,14 @@ static bool is_62(const struct br_collect_req *req)
            (req->tool_version[3] == '\0' || req->tool_version[3] == '.');
 }
 
-static void out_args(const struct br_collect_req *req, struct strv *out)
+/* What both modes end with: the kernel and copy traces, the output format
+ * and place, then "--" before the application's argv. */
+static void trace_and_output_args(const struct br_collect_req *req, struct strv *out)
 {
+    strv_push(out, "--kernel-trace");
+    strv_push(out, "--memory-copy-trace");
+    strv_push(out, "--output-format");
+    strv_push(out, req->format ? req->format : "csv");
     strv_push(out, "-d");
     strv_push(out, req->dir);
     strv_push(out, "-o");
@@ -122,6 +128,7 @@ static void out_args(const struct br_collect_req *req, struct strv *out)
         strv_pushf(out, "%s_%%pid%%", req->name);
     else
         strv_push(out, req->name);
+    strv_push(out, "--");
 }
 
 /* 6.2: DIR/input.txt with one "pmc:" line. */
@@ -165,12 +172,7 @@ static int rp_pmc_argv(const struct br_collect_req *req, struct strv *out)
         strv_push(out, it);
         free(it);
     }
-    strv_push(out, "--kernel-trace");
-    strv_push(out, "--memory-copy-trace");
-    strv_push(out, "--output-format");
-    strv_push(out, req->format ? req->format : "csv");
-    out_args(req, out);
-    strv_push(out, "--");
+    trace_and_output_args(req, out);
     return 0;
 }
 
@@ -178,12 +180,7 @@ static int rp_trace_argv(const struct br_collect_req *req, struct strv *out)
 {
     strv_init(out);
     strv_push(out, "rocprofv3");
-    strv_push(out, "--kernel-trace");
-    strv_push(out, "--memory-copy-trace");
-    strv_push(out, "--output-format");
-    strv_push(out, req->format ? req->format : "csv");
-    out_args(req, out);
-    strv_push(out, "--");
+    trace_and_output_args(req, out);
     return 0;
 }
 
