@@ -277,6 +277,20 @@ static ssize_t read_metrics(struct br_sampler_dev *d)
     }
 }
 
+/* One table read and decoded into *m; 0, or -1 after the error is reported
+ * (a decode error followed by decode_hint). */
+static int read_decoded(struct br_sampler_dev *d, struct br_gpu_metrics *m,
+                        const char *decode_hint)
+{
+    ssize_t len = read_metrics(d);
+    if (len < 0)
+        return br_error("sample: cannot read '%s': %s", d->metrics_path, strerror(errno));
+    const char *err = br_gpu_metrics_decode(d->buf, (size_t)len, m);
+    if (err)
+        return br_error("sample: %s: %s%s", d->metrics_path, err, decode_hint);
+    return 0;
+}
+
 static int open_metrics(struct br_sampler_dev *d, const char *devdir, struct br_dev_info *info)
 {
     d->metrics_path = xasprintf("%s/gpu_metrics", devdir);
@@ -285,14 +299,9 @@ static int open_metrics(struct br_sampler_dev *d, const char *devdir, struct br_
         return errno == ENOENT ? 0 : -1;
     d->cap = 8192;
     d->buf = xmalloc(d->cap);
-    ssize_t len = read_metrics(d);
-    if (len < 0)
-        return br_error("sample: cannot read '%s': %s", d->metrics_path, strerror(errno));
     struct br_gpu_metrics m;
-    const char *err = br_gpu_metrics_decode(d->buf, (size_t)len, &m);
-    if (err)
-        return br_error("sample: %s: %s (set BENCHRUN_AMDGPU_SOURCE=hwmon to read hwmon "
-                        "instead)", d->metrics_path, err);
+    if (read_decoded(d, &m, " (set BENCHRUN_AMDGPU_SOURCE=hwmon to read hwmon instead)") != 0)
+        return -1;
     info->source = xstrdup(d->metrics_path);
     info->detail = xasprintf("gpu_metrics_v%u.%u", m.format_rev, m.content_rev);
     info->gfx_clock = "mean_over_xcc";
@@ -426,13 +435,9 @@ static int amdgpu_read(struct br_sampler_dev *d, struct br_sample *s)
 {
     if (d->fd_metrics < 0)
         return read_hwmon(d, s);
-    ssize_t len = read_metrics(d);
-    if (len < 0)
-        return br_error("sample: cannot read '%s': %s", d->metrics_path, strerror(errno));
     struct br_gpu_metrics m;
-    const char *err = br_gpu_metrics_decode(d->buf, (size_t)len, &m);
-    if (err)
-        return br_error("sample: %s: %s", d->metrics_path, err);
+    if (read_decoded(d, &m, "") != 0)
+        return -1;
     s->socket_power_W = m.socket_power_W;
     s->hotspot_temp_C = m.hotspot_temp_C;
     s->mem_temp_C = m.mem_temp_C;
