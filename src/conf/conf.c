@@ -218,9 +218,7 @@ static int conf_err(const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = try_vasprintf(fmt, ap);
     va_end(ap);
     br_error_at(path, 0, 0, "%s", msg ? msg : "invalid workload conf");
     free(msg);

@@ -44,9 +44,7 @@ void strv_push(struct strv *sv, const char *s)
 
 void strv_pushva(struct strv *sv, const char *fmt, va_list ap)
 {
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = try_vasprintf(fmt, ap);
     if (!s)
         s = xstrdup("");   /* vasprintf fails only on OOM; xstrdup aborts then */
     strv_take(sv, s);

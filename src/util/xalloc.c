@@ -66,14 +66,21 @@ char *xstrndup(const char *s, size_t n)
     return d;
 }
 
+char *try_vasprintf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;   /* s is undefined then */
+    return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
+    char *s = try_vasprintf(fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (!s)
         oom(0);
     return s;
 }

@@ -8,6 +8,7 @@
 #ifndef BR_XALLOC_H
 #define BR_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -19,5 +20,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a new string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* vprintf into a new string, or NULL when out of memory: the one helper here
+ * that does not abort, for error paths that still say something without it. */
+char *try_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

@@ -42,11 +42,9 @@ static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void vec_warn(struct vec_result *r, const char *fmt, ...)
 {
-    char *msg;
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = try_vasprintf(fmt, ap);
     va_end(ap);
     if (!msg)
         return;

@@ -56,12 +56,10 @@ static void kstrf(struct jsonw *w, const char *key, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s;
-    int n = vasprintf(&s, fmt, ap);
+    char *s = try_vasprintf(fmt, ap);
     va_end(ap);
-    jw_kstr(w, key, n >= 0 ? s : "");
-    if (n >= 0)
-        free(s);
+    jw_kstr(w, key, s ? s : "");
+    free(s);
 }
 
 static const char *ms_text(double v, char *b)

@@ -161,9 +161,7 @@ void brc_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = try_vasprintf(fmt, ap);
     va_end(ap);
     fprintf(stderr, "benchrun-cupti: %s\n", msg ? msg : fmt);
     if (!lib.error && msg)
