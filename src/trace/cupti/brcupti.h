@@ -129,6 +129,9 @@ void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *brc_cupti_str(CUptiResult r);
 /* Path <out_dir>/<prefix>_<suffix>; caller frees. */
 char *brc_path(const char *suffix);
+/* *fp, or else <out_dir>/<prefix>_<suffix> created now with its header line(s)
+ * and kept in *fp; NULL after reporting a failure (the next call tries again). */
+FILE *brc_part_file(FILE **fp, const char *suffix, const char *header);
 /* Writes fputs(s) / a JSON string to the companion JSON being written. */
 void brc_json_str(FILE *fp, const char *s);
 

@@ -175,6 +175,20 @@ char *brc_path(const char *suffix)
     return xasprintf("%s/%s_%s", brc_cfg.out_dir, brc_cfg.prefix, suffix);
 }
 
+FILE *brc_part_file(FILE **fp, const char *suffix, const char *header)
+{
+    if (*fp)
+        return *fp;
+    char *path = brc_path(suffix);
+    *fp = fopen(path, "w");
+    if (!*fp)
+        brc_fail("cannot create '%s'", path);
+    else
+        fputs(header, *fp);
+    free(path);
+    return *fp;
+}
+
 /* ---- configuration ---------------------------------------------------- */
 
 static size_t env_size(const char *name, size_t def, size_t min)

@@ -280,16 +280,7 @@ static void kernel_to_ktw(const struct brc_kernel *k, uint64_t dispatch, struct 
 /* <prefix>_kernel_trace.csv.part, with its header, opened at first use. */
 FILE *brc_kstore_trace_file(void)
 {
-    if (ks.trace_fp)
-        return ks.trace_fp;
-    char *path = brc_path("kernel_trace.csv.part");
-    ks.trace_fp = fopen(path, "w");
-    if (!ks.trace_fp)
-        brc_fail("cannot create '%s'", path);
-    else
-        fputs(ktw_kernel_trace_header, ks.trace_fp);
-    free(path);
-    return ks.trace_fp;
+    return brc_part_file(&ks.trace_fp, "kernel_trace.csv.part", ktw_kernel_trace_header);
 }
 
 void brc_kstore_write_trace(void)
@@ -314,16 +305,8 @@ void brc_kstore_write_copies(void)
     if (ks.ncopies == 0)
         return;
     brc_kstore_clock_point();
-    if (!ks.copy_fp) {
-        char *path = brc_path("memory_copy_trace.csv.part");
-        ks.copy_fp = fopen(path, "w");
-        if (!ks.copy_fp)
-            brc_fail("cannot create '%s'", path);
-        free(path);
-        if (!ks.copy_fp)
-            return;
-        fputs(ct_header, ks.copy_fp);
-    }
+    if (!brc_part_file(&ks.copy_fp, "memory_copy_trace.csv.part", ct_header))
+        return;
     for (size_t i = 0; i < ks.ncopies; i++) {
         struct ct_copy c = ks.copies[i];
         c.start_ns = clk_conv_to_boot(&ks.clock, c.start_ns);

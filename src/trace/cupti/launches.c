@@ -265,16 +265,7 @@ static bool event_time(struct lctx *c, struct rec *r, bool block)
 
 static FILE *counter_file(void)
 {
-    if (ll.cc_fp)
-        return ll.cc_fp;
-    char *path = brc_path("counter_collection.csv.part");
-    ll.cc_fp = fopen(path, "w");
-    if (!ll.cc_fp)
-        brc_fail("cannot create '%s'", path);
-    else
-        fputs(ktw_counter_header, ll.cc_fp);
-    free(path);
-    return ll.cc_fp;
+    return brc_part_file(&ll.cc_fp, "counter_collection.csv.part", ktw_counter_header);
 }
 
 static void write_rows(const struct lctx *c, const struct rec *r)
