@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "read/rocprof.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,14 +16,9 @@ static const char header[] =
     "\"Lds_Size_In_Kb\",\"Wave_Front_Size\",\"Num_Xcc\",\"Cu_Count\",\"Simd_Per_Cu\","
     "\"Max_Engine_Clk_Fcompute\",\"Max_Waves_Per_Cu\",\"Name\",\"Product_Name\"\n";
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     size_t hn = sizeof(header) - 1;
     char *buf = malloc(hn + size + 1);
     if (!buf)

@@ -6,20 +6,15 @@
 #include <stdint.h>
 
 #include "compare/baseline.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile double g_sink;
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct cmp_analysis a = { 0 };
     if (cmp_analysis_load_csv(&a, (const char *)data, size, "fuzz.csv") == 0) {
         double v;

@@ -10,14 +10,9 @@
 #include <string.h>
 
 #include "calib/calib.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 static void analysis(const uint8_t *data, size_t size)
 {
@@ -53,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     int64_t s = 0, e = 0;
     switch (data[0] % 3) {
     case 0: analysis(data + 1, size - 1); break;

@@ -8,19 +8,14 @@
 #include <stdlib.h>
 
 #include "compare/compare.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char first[] = "{\"first\": [0.25, 0.5, 0.25]}";
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct cmp_set s;
     cmp_set_init(&s, "inst_power");
     (void)cmp_parse_vectors(first, sizeof(first) - 1, "first.json", NULL, &s);

@@ -5,18 +5,13 @@
 #include <stdlib.h>
 
 #include "counters/counterlist.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct counterlist cl;
     if (counterlist_parse(&cl, "fuzz.txt", (const char *)data, size) != 0)
         return 0;

@@ -9,14 +9,9 @@
 #include <string.h>
 
 #include "read/csv.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 static void check_spans(const char *line, size_t len, const struct csv_span *f, int n)
 {
@@ -45,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     int ncols = 1 + data[0] % 24, free_col = data[1] % ncols;
     struct csv_src *s = csv_open_mem("fuzz.csv", data + 2, size - 2);
     if (!s)

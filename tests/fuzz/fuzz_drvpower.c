@@ -4,20 +4,15 @@
 #include <stdint.h>
 
 #include "read/drvpower.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile double g_sink;
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct br_drvpower d;
     (void)br_drvpower_read_mem("fuzz_driver_power.csv", data, size, &d);
     for (size_t i = 0; i < d.n; i++)

@@ -10,13 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_quiet.h"
 #include "read/rocprof.h"
-#include "util/error.h"
-
-static void fuzz_quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 /* headers[data[0] % nheaders] followed by data[1..] (malloc'd, *len set);
  * NULL for an empty input or no memory. Messages silenced. */
@@ -25,7 +20,7 @@ static inline char *fuzz_headed_input(const char *const *headers, size_t nheader
 {
     if (size < 1)
         return NULL;
-    br_error_set_sink(fuzz_quiet, NULL);
+    fuzz_silence();
     const char *h = headers[data[0] % nheaders];
     size_t hn = strlen(h);
     char *buf = malloc(hn + size);

@@ -9,14 +9,9 @@
 
 #include "trace/launchplan.h"
 #include "read/sampfile.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 static void check_plan(const struct lp_plan *p)
 {
@@ -37,7 +32,7 @@ static void check_plan(const struct lp_plan *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     bool sampled = false;
     struct xp_sampling s;
     if (sf_parse("fuzz.json", (const char *)data, size, &sampled, &s) == 0 && sampled)

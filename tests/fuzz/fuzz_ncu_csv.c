@@ -5,17 +5,12 @@
 
 #include "read/ncu_csv.h"
 #include "collect/ncu_convert.h"
-#include "util/error.h"
-
-static void quiet(void *ctx, int warn, const char *msg)
-{
-    (void)ctx, (void)warn, (void)msg;
-}
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct ncu_table t;
     if (ncu_csv_parse((const char *)data, size, "fuzz.csv", &t) == 0) {
         FILE *null = fopen("/dev/null", "w");

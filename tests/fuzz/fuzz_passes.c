@@ -11,14 +11,9 @@
 
 #include "arch/arch.h"
 #include "arch/passes.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 static void check_name(const char *name)
 {
@@ -32,7 +27,7 @@ static void check_name(const char *name)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct arch_passes p;
     if (arch_passes_parse(&p, (const char *)data, size, "fuzz_counters.json") == 0) {
         for (size_t i = 0; i < p.n; i++)

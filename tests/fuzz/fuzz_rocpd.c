@@ -10,14 +10,9 @@
 #include "read/rocpd.h"
 #include "read/rocprof.h"
 #include "read/rpagg.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
 
 static int no_copy(void *ctx, const struct rocpd_memcopy *m)
 {
@@ -27,7 +22,7 @@ static int no_copy(void *ctx, const struct rocpd_memcopy *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     rocpd_set_step_limit(2000000);
     struct rocpd_db *db;
     char *err = NULL;

@@ -5,18 +5,13 @@
 #include <stdint.h>
 
 #include "read/rocprof.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct rp_file_info info;
     (void)rp_check_mem("fuzz.csv", data, size, &info);
     return 0;

@@ -5,20 +5,15 @@
 #include <stdint.h>
 
 #include "read/telemetry.h"
-#include "util/error.h"
+#include "fuzz_quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile double g_sink;     /* keeps the parsed values alive */
 
-static void quiet(void *ctx, int is_warning, const char *msg)
-{
-    (void)ctx, (void)is_warning, (void)msg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    br_error_set_sink(quiet, NULL);
+    fuzz_silence();
     struct br_telem *t = br_telem_open_mem("fuzz.csv", data, size);
     if (!t)
         return 0;
