@@ -82,10 +82,10 @@ int fs_remove_flat_dir(const char *dir);
 /* Copies a file (used for the conf copy in run folders). */
 int fs_copy_file(const char *src, const char *dst);
 
-/* a + "/" + b, with a single separator. */
 /* Files in dir whose names end with suffix (sorted); appended to out as
  * full paths. Returns how many, -1 when dir cannot be read. */
 int fs_list_suffix(const char *dir, const char *suffix, struct strv *out);
+/* a + "/" + b, with a single separator. */
 char *fs_path_join(const char *a, const char *b);
 /* Absolute form of path (realpath when it exists, else cwd-joined). */
 char *fs_abspath(const char *path);
