@@ -407,7 +407,8 @@ static const char *not_a_count(double v)
 
 /* Sums value into (kernel k, counter c) of the launch in `slot`, unless it
  * repeats a row or is no count: then it is left out and counted, the first
- * named by where() ("file:line") and the value's text. True when summed. */
+ * named by where() ("file:line") and the value's text (text NULL: the value
+ * printed, formatted only then, not on every row). True when summed. */
 static bool add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, double value,
                       const char *text, size_t tn, char *(*where)(const void *), const void *ctx)
 {
@@ -420,6 +421,11 @@ static bool add_value(struct rp_agg *a, uint32_t slot, uint32_t k, uint32_t c, d
     }
     if ((why = not_a_count(value)) != NULL) {
         if (!a->bad_values++) {
+            char shown[40];
+            if (!text) {
+                snprintf(shown, sizeof(shown), "%.17g", value);
+                text = shown, tn = strlen(shown);
+            }
             struct strbuf sb;
             sb_init(&sb);
             esc_line_n(&sb, text, tn > 60 ? 60 : tn);
@@ -779,10 +785,8 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
     }
     struct csv_span c = { cn, (uint32_t)cl, true };
     uint32_t ci = counter_id(a, st, &c);
-    char text[40];
-    snprintf(text, sizeof(text), "%.17g", value);
     r->cur = d;
-    if (add_value(a, st->prev_slot, k, ci, value, text, strlen(text), db_here, r) && a->ex)
+    if (add_value(a, st->prev_slot, k, ci, value, NULL, 0, db_here, r) && a->ex)
         xp_add_value(a->ex, st->prev_sample, ci, value);
     r->counter_rows++;
     return 0;
