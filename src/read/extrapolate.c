@@ -83,19 +83,22 @@ static struct xp_estimate stratified(const struct lp_plan *plan, const struct xp
 {
     uint64_t lo, hi;
     uint32_t hmax = lp_stratum(plan, u->launches, &lo, &hi);
-    struct moments all = { 0 };
-    for (size_t i = 0; i < u->n; i++)
+    /* one pass sorts the samples into their strata (lp_stratum walks the
+     * phases: once per sample, not once per sample and stratum) */
+    struct moments all = { 0 }, *by = xcalloc((size_t)hmax + 1, sizeof(*by));
+    for (size_t i = 0; i < u->n; i++) {
         mom_add(&all, u->x[i]);
+        uint32_t h = lp_stratum(plan, u->rank[i], &lo, &hi);
+        if (h <= hmax)
+            mom_add(&by[h], u->x[i]);
+    }
     double pooled_var = mom_var(&all), mean = mom_mean(&all);
     struct xp_estimate e = { 0, 0, 0 };
     for (uint32_t h = 0; h <= hmax; h++) {
         double Lh = (double)lp_stratum_size(plan, h, u->launches);
         if (Lh == 0)
             continue;
-        struct moments m = { 0 };
-        for (size_t i = 0; i < u->n; i++)
-            if (lp_stratum(plan, u->rank[i], &lo, &hi) == h)
-                mom_add(&m, u->x[i]);
+        const struct moments m = by[h];
         if (m.n == 0) {   /* no launch of this stratum profiled: the unit's mean */
             e.total += Lh * mean;
             e.var += Lh * Lh * pooled_var / (double)all.n;
@@ -109,6 +112,7 @@ static struct xp_estimate stratified(const struct lp_plan *plan, const struct xp
         if (m.n >= 2)
             e.df += (double)m.n - 1;
     }
+    free(by);
     if (e.var > 0 && e.df < 1)
         e.df = all.n > 1 ? (double)all.n - 1 : 1;
     return e;
