@@ -1,6 +1,7 @@
 /* telemetry.c - the telemetry schema's table and file names (telemetry.h). */
 #include "model/telemetry.h"
 
+#include "util/fsutil.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -42,19 +43,12 @@ char *telem_file_stem(const char *prefix, const char *node, int gpu)
     return xasprintf(TELEM_FILE_PREFIX "%s_%d", prefix, gpu);
 }
 
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 bool telem_is_sample_file(const char *name)
 {
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    size_t n = strlen(base);
     return strncmp(base, TELEM_FILE_PREFIX, strlen(TELEM_FILE_PREFIX)) == 0 &&
-           ends_with(base, n, ".csv") && !ends_with(base, n, TELEM_DRIVER_SUFFIX);
+           fs_ends_with(base, ".csv") && !fs_ends_with(base, TELEM_DRIVER_SUFFIX);
 }
 
 void telem_file_release(struct telem_file *f)

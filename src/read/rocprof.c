@@ -36,12 +36,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
 /* Appends to *v (count *n) every file under dir whose name ends with suf. */
 static void walk(const char *dir, const char *suf, int depth, char ***v, size_t *n, size_t *cap)
 {
@@ -57,7 +51,7 @@ static void walk(const char *dir, const char *suf, int depth, char ***v, size_t 
         if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (depth < RP_MAX_DEPTH && strcmp(e->d_name, "analysis") != 0)
                 walk(p, suf, depth + 1, v, n, cap);
-        } else if (ends_with(e->d_name, suf)) {
+        } else if (fs_ends_with(e->d_name, suf)) {
             xgrow((void **)v, cap, *n + 2, sizeof(**v));
             (*v)[(*n)++] = p;
             (*v)[*n] = NULL;

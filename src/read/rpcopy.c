@@ -289,17 +289,11 @@ static int read_db(struct rp_copies *cp, const char *path)
 
 /* ---- files ------------------------------------------------------------------------- */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
 int rp_copies_load_files(struct rp_copies *cp, char *const *files)
 {
     int rc = 0;
     for (char *const *f = files; f && *f && rc == 0; f++)
-        rc = ends_with(*f, ".csv") ? read_csv(cp, csv_open(*f), *f) : read_db(cp, *f);
+        rc = fs_ends_with(*f, ".csv") ? read_csv(cp, csv_open(*f), *f) : read_db(cp, *f);
     return rc;
 }
 
@@ -315,11 +309,11 @@ int rp_copies_load(struct rp_copies *cp, const char *path)
 static size_t set_prefix(const char *p)
 {
     size_t n = strlen(p);
-    if (ends_with(p, COPY_SUFFIX))
+    if (fs_ends_with(p, COPY_SUFFIX))
         return n - strlen(COPY_SUFFIX);
-    if (ends_with(p, TRACE_SUFFIX))
+    if (fs_ends_with(p, TRACE_SUFFIX))
         return n - strlen(TRACE_SUFFIX);
-    if (ends_with(p, RP_ROCPD_SUFFIX))
+    if (fs_ends_with(p, RP_ROCPD_SUFFIX))
         return n - strlen(RP_ROCPD_SUFFIX) + 1;   /* keep the '_' of <prefix>_results.db */
     return n;
 }
@@ -347,11 +341,11 @@ char **rp_find_copies(const char *path)
     size_t n = 0, cap = 1;
     char **v = xcalloc(1, sizeof(*v));
     if (!fs_is_dir(path)) {   /* a copy trace, a database, or a kernel trace's twin */
-        char *twin = ends_with(path, TRACE_SUFFIX)
+        char *twin = fs_ends_with(path, TRACE_SUFFIX)
                          ? xasprintf("%.*s%s", (int)set_prefix(path), path, COPY_SUFFIX) : NULL;
         if (twin && fs_exists(twin))
             push(&v, &n, &cap, twin);
-        else if (!twin && (ends_with(path, COPY_SUFFIX) || rp_is_rocpd_path(path)))
+        else if (!twin && (fs_ends_with(path, COPY_SUFFIX) || rp_is_rocpd_path(path)))
             push(&v, &n, &cap, path);
         free(twin);
         return v;

@@ -457,6 +457,12 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool fs_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 int fs_list_suffix(const char *dir, const char *suffix, struct strv *out)
 {
     DIR *d = opendir(dir);
@@ -464,11 +470,9 @@ int fs_list_suffix(const char *dir, const char *suffix, struct strv *out)
         return -1;
     struct strv found;
     strv_init(&found);
-    size_t sl = strlen(suffix);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n >= sl && strcmp(e->d_name + n - sl, suffix) == 0)
+        if (fs_ends_with(e->d_name, suffix))
             strv_pushf(&found, "%s/%s", dir, e->d_name);
     }
     closedir(d);

@@ -82,6 +82,8 @@ int fs_remove_flat_dir(const char *dir);
 /* Copies a file (used for the conf copy in run folders). */
 int fs_copy_file(const char *src, const char *dst);
 
+/* Whether the string s (a file name or path) ends with suffix. */
+bool fs_ends_with(const char *s, const char *suffix);
 /* Files in dir whose names end with suffix (sorted); appended to out as
  * full paths. Returns how many, -1 when dir cannot be read. */
 int fs_list_suffix(const char *dir, const char *suffix, struct strv *out);

@@ -105,6 +105,17 @@ static void test_path_join(void **state)
     free(p);
 }
 
+static void test_ends_with(void **state)
+{
+    (void)state;
+    assert_true(fs_ends_with("run/p1_kernel_trace.csv", "kernel_trace.csv"));
+    assert_true(fs_ends_with("a.csv", "a.csv"));
+    assert_true(fs_ends_with("a.csv", ""));
+    assert_false(fs_ends_with("csv", ".csv"));        /* shorter than the suffix */
+    assert_false(fs_ends_with("a.csv.gz", ".csv"));
+    assert_false(fs_ends_with("a.CSV", ".csv"));      /* case counts */
+}
+
 static void test_atomic_write(void **state)
 {
     (void)state;
@@ -134,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_textesc),
         cmocka_unit_test(test_shquote),
         cmocka_unit_test(test_path_join),
+        cmocka_unit_test(test_ends_with),
         cmocka_unit_test(test_atomic_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
