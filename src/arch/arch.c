@@ -88,14 +88,6 @@ static int sym(struct arch_profile *ap, enum arch_sym_kind k, const char *name, 
     return ap->nsyms++;
 }
 
-static bool strv_has(const struct strv *v, const char *s)
-{
-    for (size_t i = 0; i < v->n; i++)
-        if (!strcmp(v->v[i], s))
-            return true;
-    return false;
-}
-
 static bool is_counter(const struct arch_profile *ap, const char *name)
 {
     for (int p = 0; p < ap->npasses; p++)

@@ -202,14 +202,6 @@ static void list_kind(const char *dir, const char *kind, struct strv *out)
         closedir(d);
 }
 
-static bool strv_has(const struct strv *v, const char *s)
-{
-    for (size_t i = 0; i < v->n; i++)
-        if (strcmp(v->v[i], s) == 0)
-            return true;
-    return false;
-}
-
 /* The <kind>-* folder created since `before` was listed; NULL if none. */
 static char *new_dir(const char *results, const char *kind, const struct strv *before)
 {

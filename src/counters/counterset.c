@@ -18,14 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool strv_has(const struct strv *v, const char *s)
-{
-    for (size_t i = 0; i < v->n; i++)
-        if (strcmp(v->v[i], s) == 0)
-            return true;
-    return false;
-}
-
 void counterset_block_of(const char *counter, struct strbuf *sb)
 {
     sb_reset(sb);

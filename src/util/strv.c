@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void strv_init(struct strv *sv)
 {
@@ -68,6 +69,14 @@ void strv_extend(struct strv *sv, const struct strv *other)
 {
     for (size_t i = 0; i < other->n; i++)
         strv_push(sv, other->v[i]);
+}
+
+bool strv_has(const struct strv *sv, const char *s)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        if (strcmp(sv->v[i], s) == 0)
+            return true;
+    return false;
 }
 
 void strv_copy(struct strv *sv, const struct strv *other)

@@ -8,6 +8,7 @@
 #define BR_STRV_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strv {
@@ -27,6 +28,8 @@ void strv_pushv(struct strv *sv, const char *const *v);   /* NULL-terminated */
 void strv_extend(struct strv *sv, const struct strv *other);
 /* Deep copy of other into sv (sv must be initialized or zeroed). */
 void strv_copy(struct strv *sv, const struct strv *other);
+/* Whether s is one of sv's strings (a linear scan: for short lists). */
+bool strv_has(const struct strv *sv, const char *s);
 /* Frees a NULL-terminated array of strings and the array (NULL: nothing). */
 void str_array_free(char **v);
 /* The argv as a shell-quoted line (for display only); caller frees. */

@@ -116,6 +116,20 @@ static void test_ends_with(void **state)
     assert_false(fs_ends_with("a.CSV", ".csv"));      /* case counts */
 }
 
+static void test_strv_has(void **state)
+{
+    (void)state;
+    struct strv sv;
+    strv_init(&sv);
+    assert_false(strv_has(&sv, ""));                  /* empty list */
+    strv_push(&sv, "SQ_WAVES");
+    strv_push(&sv, "GRBM_COUNT");
+    assert_true(strv_has(&sv, "GRBM_COUNT"));
+    assert_false(strv_has(&sv, "GRBM"));              /* a prefix is not the string */
+    assert_false(strv_has(&sv, "sq_waves"));          /* case counts */
+    strv_release(&sv);
+}
+
 static void test_atomic_write(void **state)
 {
     (void)state;
@@ -146,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_shquote),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_ends_with),
+        cmocka_unit_test(test_strv_has),
         cmocka_unit_test(test_atomic_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
