@@ -14,6 +14,8 @@
 #ifndef BR_ANALYSIS_ANALYZE_H
 #define BR_ANALYSIS_ANALYZE_H
 
+#include <jansson.h>
+
 #include "energy/energy.h"
 #include "read/prun.h"
 #include "util/strv.h"
@@ -53,5 +55,10 @@ struct an_result {
  * stay whole). Release *out either way. */
 int an_run(const struct an_opts *o, struct an_result *out);
 void an_result_release(struct an_result *r);
+
+/* The summary of a power run's folder, as `benchrun power` records and prints
+ * it (stage/power.h's summarize): the folder read (read/psumread.h), then
+ * summed (metrics/powersum.h). */
+json_t *an_power_summary(const char *rundir, const char *workload, const char *ktrace);
 
 #endif

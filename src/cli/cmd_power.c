@@ -1,13 +1,12 @@
 /* cmd_power.c - 'benchrun power CONF [--dry-run]': the seed's power run.
  *
  * What the stage does and the folder it leaves: stage/power.h. This file
- * parses, calls stage_power with the summary of the run (metrics/powersum.h)
+ * parses, calls stage_power with the summary of the run (an_power_summary)
  * and prints that summary.
  */
+#include "analysis/analyze.h"
 #include "cli/cli.h"
 #include "cli/stageargs.h"
-#include "metrics/powersum.h"
-#include "read/psumread.h"
 #include "stage/power.h"
 #include "util/xalloc.h"
 
@@ -89,19 +88,9 @@ static void print_summary(json_t *o)
     }
 }
 
-/* The summary of a power run's folder (read/psumread.h, metrics/powersum.h). */
-static json_t *power_summary(const char *rundir, const char *workload, const char *ktrace)
-{
-    struct psum_run pr;
-    psum_read(&pr, rundir, workload, ktrace);
-    json_t *sum = mx_power_summary(&pr);
-    psum_run_release(&pr);
-    return sum;
-}
-
 int cmd_power(int argc, char **argv)
 {
-    struct stage_power_opts o = { .summarize = power_summary };
+    struct stage_power_opts o = { .summarize = an_power_summary };
     int rc = cli_stage_args("power", usage, argc, argv, &o.conf, &o.dry_run);
     if (rc != 0)
         return rc == 1 ? BR_EXIT_OK : rc;

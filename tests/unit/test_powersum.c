@@ -10,8 +10,7 @@
 
 #include "tmpdir.h"
 
-#include "metrics/powersum.h"
-#include "read/psumread.h"
+#include "analysis/analyze.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -95,23 +94,13 @@ static double real_of(json_t *o, const char *k)
     return json_real_value(v);
 }
 
-/* The summary as the power stage makes it: the folder read, then summed. */
-static json_t *summary(const char *rundir, const char *tag, const char *ktrace)
-{
-    struct psum_run r;
-    psum_read(&r, rundir, tag, ktrace);
-    json_t *o = mx_power_summary(&r);
-    psum_run_release(&r);
-    return o;
-}
-
 static void test_per_node(void **st)
 {
     (void)st;
     node("nid001", 1000000000LL);
     node("nid002", D);
     char *kt = xasprintf("%s/ktrace_app", dir);
-    json_t *o = summary(dir, "app", kt);
+    json_t *o = an_power_summary(dir, "app", kt);
     assert_int_equal(json_integer_value(json_object_get(o, "telemetry_files")), 4);
     assert_int_equal(json_integer_value(json_object_get(o, "kernels_traced")), 2);
     assert_true(json_is_null(json_object_get(o, "clock_ref_boottime_ns")));
@@ -139,7 +128,7 @@ static void test_one_node(void **st)
     put("ktrace_app/app_kernel_trace.csv", TH "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,9,1,3,\"k\""
         ",1,5000,6000,0,0,8,0,16,64,1,1,64,1,1\n");
     char *kt = xasprintf("%s/ktrace_app", dir);
-    json_t *o = summary(dir, "app", kt);
+    json_t *o = an_power_summary(dir, "app", kt);
     assert_null(json_object_get(o, "nodes"));
     assert_true(fabs(real_of(o, "first_sample_after_ref_s") - 2e-6) < 1e-15);
     assert_true(fabs(real_of(o, "first_kernel_after_ref_s") - 4e-6) < 1e-15);
