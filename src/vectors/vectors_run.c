@@ -35,12 +35,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static bool ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -327,7 +321,7 @@ void vec_read_clock_ref(struct vec_result *r)
     DIR *d = opendir(r->prof_dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "clock_ref", 9) != 0 || !ends_with(e->d_name, ".txt"))
+        if (strncmp(e->d_name, "clock_ref", 9) != 0 || !fs_ends_with(e->d_name, ".txt"))
             continue;
         char *p = fs_path_join(r->prof_dir, e->d_name);
         char *text = fs_read_file(p, NULL);
@@ -351,7 +345,7 @@ void vec_read_sampler_reports(struct vec_result *r)
     DIR *d = opendir(r->prof_dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "sampler_", 8) != 0 || !ends_with(e->d_name, ".json"))
+        if (strncmp(e->d_name, "sampler_", 8) != 0 || !fs_ends_with(e->d_name, ".json"))
             continue;
         char *p = fs_path_join(r->prof_dir, e->d_name);
         json_error_t err;
@@ -467,7 +461,7 @@ static bool has_trace(const char *dir, int depth)
         if (e->d_name[0] == '.')
             continue;
         char *p = fs_path_join(dir, e->d_name);
-        if (ends_with(e->d_name, "kernel_trace.csv") || ends_with(e->d_name, RP_ROCPD_SUFFIX))
+        if (fs_ends_with(e->d_name, "kernel_trace.csv") || fs_ends_with(e->d_name, RP_ROCPD_SUFFIX))
             found = true;
         else if (depth < 5 && fs_is_dir(p))
             found = has_trace(p, depth + 1);
