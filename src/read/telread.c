@@ -2,6 +2,7 @@
 #include "read/telread.h"
 
 #include "read/nodepath.h"
+#include "read/rocprof.h"
 #include "read/telemetry.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -9,32 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_iv(const void *a, const void *b)
-{
-    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
-    return (x > y) - (x < y);
-}
-
-/* Sorts and merges intervals (pairs) in place; returns the merged count. */
-static size_t merge(int64_t *iv, size_t n)
-{
-    if (n == 0)
-        return 0;
-    qsort(iv, n, 2 * sizeof(int64_t), cmp_iv);
-    size_t m = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (iv[2 * i] <= iv[2 * m + 1]) {
-            if (iv[2 * i + 1] > iv[2 * m + 1])
-                iv[2 * m + 1] = iv[2 * i + 1];
-        } else {
-            m++;
-            iv[2 * m] = iv[2 * i];
-            iv[2 * m + 1] = iv[2 * i + 1];
-        }
-    }
-    return m + 1;
-}
 
 /* t inside some [start, end] of the merged, sorted intervals. */
 static bool inside(const int64_t *iv, size_t m, int64_t t)
@@ -214,7 +189,8 @@ static size_t file_intervals(const struct telem_read_opts *o, const char *path, 
         if (m)              /* a power run of copies only has no busy interval array */
             memcpy(w, o->pw->busy_iv, 2 * m * sizeof(int64_t));
     }
-    return merge(w, m);
+    double len;
+    return rp_iv_union(w, m, &len);
 }
 
 int telem_read_run(struct telem_run *out, char *const *files, size_t nfiles,
