@@ -145,7 +145,7 @@ void jw_arr_end(struct jsonw *w) { close_level(w, ']'); }
 
 /* A JSON string; bytes that are not valid UTF-8 (a label or a path from
  * outside) become "\\xNN" first (util/textesc.h), so Python can load the file. */
-static void add_string(struct strbuf *sb, const char *s)
+void jw_quote(struct strbuf *sb, const char *s)
 {
     struct strbuf fixed;
     sb_init(&fixed);
@@ -176,7 +176,7 @@ static void add_string(struct strbuf *sb, const char *s)
 void jw_key(struct jsonw *w, const char *key)
 {
     before_item(w);
-    add_string(w->out, key);
+    jw_quote(w->out, key);
     sb_adds(w->out, ": ");
     w->after_key = true;
 }
@@ -185,7 +185,7 @@ void jw_str(struct jsonw *w, const char *s)
 {
     before_item(w);
     if (s)
-        add_string(w->out, s);
+        jw_quote(w->out, s);
     else
         sb_adds(w->out, "null");
 }

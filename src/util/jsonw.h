@@ -50,6 +50,11 @@ void jw_knum(struct jsonw *w, const char *key, double v);
 void jw_kint(struct jsonw *w, const char *key, int64_t v);
 void jw_kbool(struct jsonw *w, const char *key, bool v);
 
+/* s as a JSON string literal appended to sb: bytes that are not UTF-8 as
+ * "\\xNN" (util/textesc.h), quotes, backslashes and control characters
+ * escaped. For JSON written without this writer (a trace file's events). */
+void jw_quote(struct strbuf *sb, const char *s);
+
 /* Python repr() of a float: shortest round-trip digits, exponent form when
  * the decimal point position is <= -4 or > 16 ("1e-05", "1e+16"), ".0" added
  * to integral values. Non-finite: "nan", "inf", "-inf". Writes at most n

@@ -26,7 +26,7 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
-#include "util/textesc.h"
+#include "util/jsonw.h"
 #include "util/xalloc.h"
 #include "write/wr_html.h"
 
@@ -39,33 +39,20 @@
 #define SLICE_MAX 200000
 #define LANE_MAX 32
 
-/* A JSON string: bytes that are not UTF-8 as "\\xNN" (util/textesc.h, as in
- * every JSON file benchrun writes), then quotes, backslashes and control
- * characters escaped. */
-static void jstr(FILE *fp, const char *s)
-{
-    struct strbuf sb;
-    sb_init(&sb);
-    esc_utf8(&sb, s ? s : "", s ? strlen(s) : 0);
-    fputc('"', fp);
-    for (size_t i = 0; i < sb.len; i++) {
-        unsigned char c = (unsigned char)sb.buf[i];
-        if (c == '"' || c == '\\')
-            fputc('\\', fp), fputc(c, fp);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-    sb_release(&sb);
-}
-
 struct tw {
     FILE *fp;
     bool first;
     size_t events, merged, dropped, decimated_series;
+    struct strbuf scratch;          /* one string's JSON text, reused */
 };
+
+/* A JSON string (util/jsonw.h: as in every JSON file benchrun writes). */
+static void jstr(struct tw *t, const char *s)
+{
+    sb_reset(&t->scratch);
+    jw_quote(&t->scratch, s ? s : "");
+    fwrite(t->scratch.buf, 1, t->scratch.len, t->fp);
+}
 
 static void sep(struct tw *t)
 {
@@ -79,7 +66,7 @@ static void meta(struct tw *t, const char *what, int pid, int tid, const char *n
     sep(t);
     fprintf(t->fp, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":", pid,
             tid, what);
-    jstr(t->fp, name);
+    jstr(t, name);
     fputs("}}", t->fp);
     sep(t);
     fprintf(t->fp, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s_sort_index\","
@@ -222,11 +209,11 @@ static void gpu_slices(struct tw *t, const struct wr_energy *w, const struct pru
         fprintf(t->fp, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"cat\":\"%s\",\"name\":", pid,
                 v[i].lane + 1, v[i].col < en->nkernels ? "kernel" : "copy");
         if (v[i].col < en->nkernels) {
-            jstr(t->fp, w->shortname[v[i].col]);
+            jstr(t, w->shortname[v[i].col]);
         } else {
             char c[32];
             snprintf(c, sizeof(c), "copy %s", en_copy_label((enum en_copy)(v[i].col - en->nkernels)));
-            jstr(t->fp, c);
+            jstr(t, c);
         }
         fprintf(t->fp, ",\"ts\":%.3f,\"dur\":%.3f", us(v[i].s, origin),
                 (double)(v[i].e - v[i].s) / 1000.0);
@@ -242,7 +229,8 @@ int wr_power_trace(const struct wr_energy *w, const char *path)
     struct fs_atomic a;
     if (fs_atomic_open(&a, path) < 0)
         return -1;
-    struct tw t = { a.fp, true, 0, 0, 0, 0 };
+    struct tw t = { .fp = a.fp, .first = true };
+    sb_init(&t.scratch);
     fputs("{\"traceEvents\":[", a.fp);
     const struct prun *pr = w->pr;
     for (size_t g = 0; g < pr->ngpus; g++) {
@@ -265,6 +253,7 @@ int wr_power_trace(const struct wr_energy *w, const char *path)
                   "each node's first kernel start (CLOCK_BOOTTIME)\",\"slices_merged\":%zu,"
                   "\"slices_dropped\":%zu,\"counter_series_decimated\":%zu}}\n",
             t.merged, t.dropped, t.decimated_series);
+    sb_release(&t.scratch);
     if (ferror(a.fp)) {
         fs_atomic_abort(&a);
         return br_error("cannot write '%s'", path);
