@@ -185,15 +185,20 @@ static void idle_col(const struct wr_energy *w, struct wr_ecol *o)
     o->method = isfinite(w->en->idle_weight_W) ? "fit-weighted" : "time";
 }
 
-void wr_energy_eff(const struct wr_energy *w, uint32_t k, double power_W, double *eff)
+/* The efficiency of counter-run row r (mx->nk: TOTAL; < 0: none) at power_W. */
+static void eff_of_row(const struct wr_energy *w, long r, double power_W, double *eff)
 {
-    int32_t r = w->mx && w->mx_row ? w->mx_row[k] : -1;
     for (int i = 0; i < WR_NEFF; i++) {
         int m = r >= 0 ? mx_metric_index(w->mx->ap, eff_metric[i]) : -1;
         double v = m >= 0 ? mx_value(w->mx, (uint32_t)r, m) : NAN;
         /* TFLOP/s x 1e3 / W = GFLOP/J; TB/s x 1e12 / W = B/J. */
         eff[i] = ratio(v * (i == WR_NEFF - 1 ? 1e12 : 1e3), power_W);
     }
+}
+
+void wr_energy_eff(const struct wr_energy *w, uint32_t k, double power_W, double *eff)
+{
+    eff_of_row(w, w->mx && w->mx_row ? w->mx_row[k] : -1, power_W, eff);
 }
 
 /* ---- setup ---- */
@@ -289,15 +294,8 @@ void wr_energy_cells(FILE *fp, const struct wr_energy *w, long k)
     e.J_per_launch = ratio(en->all.kernels_J, n);
     e.resolved_pct = e.fit_W = e.fit_se_W = e.fit_J = NAN;
     snprintf(e.fit, sizeof(e.fit), "%s", "");
-    for (int i = 0; i < WR_NEFF; i++)
-        eff[i] = NAN;
-    if (w->mx) {                    /* the TOTAL row's rates over the kernels' power */
-        for (int i = 0; i < WR_NEFF; i++) {
-            int m = mx_metric_index(w->mx->ap, eff_metric[i]);
-            double v = m >= 0 ? mx_value(w->mx, w->mx->nk, m) : NAN;
-            eff[i] = ratio(v * (i == WR_NEFF - 1 ? 1e12 : 1e3), e.power_W);
-        }
-    }
+    /* the TOTAL row's rates over the kernels' power */
+    eff_of_row(w, w->mx ? (long)w->mx->nk : -1, e.power_W, eff);
     ecol_cells(fp, &e, eff);
 }
 
