@@ -125,8 +125,8 @@ static int64_t gap_quantile(const struct en_series *p, bool changes, double q)
     }
     double m = 0;
     if (n >= (changes ? 2u : 1u)) {
-        en_median(g, n);                /* sorts */
-        m = q == 0.5 ? en_median(g, n) : g[(size_t)(q * (double)(n - 1))];
+        double med = en_median(g, n);   /* sorts g */
+        m = q == 0.5 ? med : g[(size_t)(q * (double)(n - 1))];
     }
     free(g);
     return (int64_t)m;
