@@ -326,7 +326,6 @@ int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info 
     for (size_t f = 0; f < nl; f++)
         if (l[f].rows)
             tline_decimate(&l[f], s0, s1);
-    int rc = 0;
     bool any = false;
     for (size_t f = 0; f < nl; f++)
         any |= l[f].rows > 0;
@@ -334,7 +333,7 @@ int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info 
     size_t rows = launches ? in->energy->pr->ngpus : in->power->ngpus;
     rows = rows > TL_ROWS ? TL_ROWS : rows ? rows : 1;
     double spans = 420, height = spans + 14 * (double)rows + 30;
-    if (rc == 0 && any) {
+    if (any) {
         fprintf(fp, "<p>Top: socket power of the whole sampled run, the kernel window shaded. "
                     "Below, zoomed to the kernel window: power and gfx clock of each telemetry "
                     "file (one colour per GPU; min/max per pixel column so spikes stay) and each "
@@ -361,11 +360,11 @@ int wr_svg_timeline(FILE *fp, const struct mx_result *res, const struct wr_info 
         }
         fputs("</p>\n", fp);
         tl_legend(fp, res, launches);
-    } else if (rc == 0) {
+    } else {
         fputs("<p>no telemetry samples</p>\n", fp);
     }
     tl_free(l, nl);
-    return rc;
+    return 0;
 }
 
 /* ---- energy bars ---- */
