@@ -2,12 +2,14 @@
 #include "read/psumread.h"
 
 #include "model/intern.h"
+#include "read/nodepath.h"
 #include "read/rocprof.h"
 #include "read/telread.h"
 #include "util/fsutil.h"
 #include "util/strv.h"
 #include "util/xalloc.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,20 +25,37 @@ static int64_t clock_ref_boottime(const char *rundir, const char *file)
     return v;
 }
 
-static void read_trace(const char *ktrace, struct psum_trace *t)
+/* The trace under ktrace: its totals into t; true when it was read (pw then
+ * holds it). pw is releasable either way. */
+static bool read_trace(const char *ktrace, struct psum_trace *t, struct rp_power *pw,
+                       struct intern *names)
 {
     *t = (struct psum_trace){ .first_ns = -1 };
-    struct rp_power pw;
-    struct intern names;
-    memset(&pw, 0, sizeof(pw));
-    intern_init(&names);
-    if (fs_is_dir(ktrace) && rp_power_load(&pw, &names, ktrace) == 0) {
-        t->kernels = pw.dispatches;
-        t->files = pw.nfiles;
-        t->first_ns = pw.dispatches ? pw.first_start : -1;
-        rp_power_release(&pw);
+    memset(pw, 0, sizeof(*pw));
+    if (!fs_is_dir(ktrace) || rp_power_load(pw, names, ktrace) != 0)
+        return false;
+    t->kernels = pw->dispatches;
+    t->files = pw->nfiles;
+    t->first_ns = pw->dispatches ? pw->first_start : -1;
+    return true;
+}
+
+/* A node's part of the trace already loaded: its GPUs whose files lie under
+ * ktrace/<node>/ (read/nodepath.h), instead of reading those files again. */
+static void node_trace(const struct rp_power *pw, const char *ktrace, const char *node,
+                       struct psum_trace *t)
+{
+    *t = (struct psum_trace){ .first_ns = -1 };
+    for (uint32_t f = 0; f < pw->nfiles; f++)
+        t->files += rp_path_in_node(ktrace, pw->files[f], node);
+    for (uint32_t g = 0; g < pw->ngpus; g++) {
+        const struct rp_gpu_busy *b = &pw->gpu[g];
+        if (!b->dispatches || !rp_path_in_node(ktrace, rp_gpu_path(pw, b), node))
+            continue;
+        t->kernels += b->dispatches;
+        t->first_ns = t->first_ns < 0 || b->first_start < t->first_ns ? b->first_start
+                                                                       : t->first_ns;
     }
-    intern_release(&names);
 }
 
 static void read_telemetry(struct psum_run *out, const char *rundir, const char *tag)
@@ -56,8 +75,11 @@ static void read_telemetry(struct psum_run *out, const char *rundir, const char 
     strv_release(&mine);
 }
 
-/* clock_ref_<node>.txt: one node each. */
-static void read_nodes(struct psum_run *out, const char *rundir, const char *ktrace)
+/* clock_ref_<node>.txt: one node each; its trace from pw (loaded: the whole
+ * trace read), else read from ktrace/<node>/ (the whole could not be: a
+ * node's own files may still be). */
+static void read_nodes(struct psum_run *out, const char *rundir, const char *ktrace,
+                       const struct rp_power *pw, bool loaded)
 {
     struct strv refs;
     strv_init(&refs);
@@ -72,7 +94,16 @@ static void read_nodes(struct psum_run *out, const char *rundir, const char *ktr
         n->node[strlen(n->node) - 4] = '\0';                  /* ".txt" */
         char *file = xasprintf("clock_ref_%s.txt", n->node), *kt = fs_path_join(ktrace, n->node);
         n->clock_ref_ns = clock_ref_boottime(rundir, file);
-        read_trace(kt, &n->trace);
+        if (loaded) {
+            node_trace(pw, ktrace, n->node, &n->trace);
+        } else {
+            struct rp_power own;
+            struct intern names;
+            intern_init(&names);
+            read_trace(kt, &n->trace, &own, &names);
+            rp_power_release(&own);
+            intern_release(&names);
+        }
         free(file);
         free(kt);
     }
@@ -86,6 +117,11 @@ void psum_read(struct psum_run *out, const char *rundir, const char *tag, const 
     out->tag = xstrdup(tag);
     out->clock_ref_ns = clock_ref_boottime(rundir, "clock_ref.txt");
     read_telemetry(out, rundir, tag);
-    read_trace(ktrace, &out->trace);
-    read_nodes(out, rundir, ktrace);
+    struct rp_power pw;
+    struct intern names;
+    intern_init(&names);
+    bool loaded = read_trace(ktrace, &out->trace, &pw, &names);
+    read_nodes(out, rundir, ktrace, &pw, loaded);
+    rp_power_release(&pw);
+    intern_release(&names);
 }

@@ -120,6 +120,59 @@ static void test_per_node(void **st)
     free(kt);
 }
 
+/* Node i of the summary: its kernels and first kernel after its clock_ref
+ * (s; NaN: no kernel, first_kernel_ns null). */
+static void check_node(json_t *o, size_t i, json_int_t kernels, double after_s)
+{
+    json_t *nodes = json_object_get(o, "nodes");
+    assert_int_equal(json_array_size(nodes), 2);
+    json_t *n = json_array_get(nodes, i);
+    assert_int_equal(json_integer_value(json_object_get(n, "kernels_traced")), kernels);
+    if (isnan(after_s))
+        assert_true(json_is_null(json_object_get(n, "first_kernel_ns")));
+    else
+        assert_true(fabs(real_of(n, "first_kernel_after_ref_s") - after_s) < 1e-9);
+}
+
+/* A node's figures are over all of its GPUs' traces: the kernels summed, the
+ * earliest start (a second process on nid001 started at off + 2e8). */
+static void test_node_two_traces(void **st)
+{
+    (void)st;
+    node("nid001", 1000000000LL);
+    node("nid002", D);
+    put("ktrace_app/nid001/app_8_kernel_trace.csv",
+        TH "\"KERNEL_DISPATCH\",\"Agent 5\",1,1,9,1,3,\"k\",1,1200000000,1300000000,0,0,8,0,"
+        "16,64,1,1,64,1,1\n\"KERNEL_DISPATCH\",\"Agent 5\",1,1,9,2,3,\"k\",2,1400000000,"
+        "1450000000,0,0,8,0,16,64,1,1,64,1,1\n");
+    char *kt = xasprintf("%s/ktrace_app", dir);
+    json_t *o = an_power_summary(dir, "app", kt);
+    assert_int_equal(json_integer_value(json_object_get(o, "kernels_traced")), 4);
+    check_node(o, 0, 3, 0.2);
+    check_node(o, 1, 1, 0.5);
+    json_decref(o);
+    free(kt);
+}
+
+/* One node's trace cannot be read: the run's total is unknown (0), the
+ * other node's evidence is still there. */
+static void test_node_trace_unreadable(void **st)
+{
+    (void)st;
+    node("nid001", 1000000000LL);
+    node("nid002", D);
+    put("ktrace_app/nid002/app_7_kernel_trace.csv",
+        TH "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,9,1,3,\"k\",1,soon,later,0,0,8,0,16,64,1,1,"
+        "64,1,1\n");
+    char *kt = xasprintf("%s/ktrace_app", dir);
+    json_t *o = an_power_summary(dir, "app", kt);
+    assert_int_equal(json_integer_value(json_object_get(o, "kernels_traced")), 0);
+    check_node(o, 0, 1, 0.5);
+    check_node(o, 1, 0, NAN);
+    json_decref(o);
+    free(kt);
+}
+
 static void test_one_node(void **st)
 {
     (void)st;
@@ -140,6 +193,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_per_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_two_traces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_trace_unreadable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_node, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
