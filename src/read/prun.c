@@ -415,31 +415,39 @@ static size_t inside(const struct en_wbuf *w, int64_t w0, int64_t w1)
 }
 
 /* The source asked for, else the one with the most windows in the kernel
- * windows (ties: counter, driver, power). */
+ * windows (ties: counter, driver, power); each source's windows are built
+ * once, the best so far kept in fitw. */
 static void fit_windows(struct prun *pr, const struct prun_opts *o)
 {
     static const enum en_src order[] = { EN_SRC_COUNTER, EN_SRC_DRIVER, EN_SRC_POWER };
-    enum en_src pick = o->fit_from;
     if (o->no_fit)
         return;
-    if (pick == EN_SRC_NONE) {
-        size_t best = 0;
-        for (size_t s = 0; s < 3; s++) {
-            size_t n = 0;
-            for (size_t g = 0; g < pr->ngpus; g++) {
-                struct en_wbuf w;
-                windows_of(&pr->gpu[g], order[s], &w);
-                n += inside(&w, pr->gpu[g].win0, pr->gpu[g].win1);
-                en_wbuf_free(&w);
-            }
-            if (n > best)
-                best = n, pick = order[s];
+    if (o->fit_from != EN_SRC_NONE) {
+        for (size_t g = 0; g < pr->ngpus; g++) {
+            windows_of(&pr->gpu[g], o->fit_from, &pr->gpu[g].fitw);
+            pr->gpu[g].fit_src = o->fit_from;
+        }
+        return;
+    }
+    struct en_wbuf *w = xcalloc(pr->ngpus + 1, sizeof(*w));
+    size_t best = 0;
+    for (size_t s = 0; s < sizeof(order) / sizeof(order[0]); s++) {
+        size_t n = 0;
+        for (size_t g = 0; g < pr->ngpus; g++) {
+            windows_of(&pr->gpu[g], order[s], &w[g]);
+            n += inside(&w[g], pr->gpu[g].win0, pr->gpu[g].win1);
+        }
+        bool better = n > best;
+        best = better ? n : best;
+        for (size_t g = 0; g < pr->ngpus; g++) {
+            struct en_wbuf *drop = better ? &pr->gpu[g].fitw : &w[g];
+            en_wbuf_free(drop);
+            if (better)
+                pr->gpu[g].fitw = w[g], pr->gpu[g].fit_src = order[s];
+            memset(&w[g], 0, sizeof(w[g]));
         }
     }
-    for (size_t g = 0; g < pr->ngpus; g++) {
-        windows_of(&pr->gpu[g], pick, &pr->gpu[g].fitw);
-        pr->gpu[g].fit_src = pick;
-    }
+    free(w);
 }
 
 void prun_finish(struct prun *pr, const char *dir, const struct prun_opts *o)
