@@ -23,6 +23,7 @@
  */
 #include "write/wr_energy.h"
 
+#include "model/series.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -90,13 +91,14 @@ static void counter(struct tw *t, int pid, const char *name, const char *key, co
     double *x = NULL, *y = NULL;
     size_t m = 0;
     if (changes > COUNTER_MAX && n > 1) {   /* min/max per bucket keeps the spikes */
-        double *tx = xmalloc(n * sizeof(*tx));
-        for (size_t i = 0; i < n; i++)
-            tx[i] = us(ts[i], origin);
         x = xmalloc(2 * COUNTER_BUCKETS * sizeof(*x));
         y = xmalloc(2 * COUNTER_BUCKETS * sizeof(*y));
-        m = wr_decimate(tx, v, n, tx[0], tx[n - 1], COUNTER_BUCKETS, x, y);
-        free(tx);
+        struct series_dec d;
+        series_dec_init(&d, us(ts[0], origin), us(ts[n - 1], origin), COUNTER_BUCKETS, x, y);
+        for (size_t i = 0; i < n; i++)
+            series_dec_push(&d, us(ts[i], origin), v[i]);
+        series_dec_flush(&d);
+        m = d.k;
         t->decimated_series++;
     }
     double last = NAN;
