@@ -1,8 +1,8 @@
 /* wr_energy.c - the energy analysis written out (contract in wr_energy.h):
  * energy_per_kernel.csv, energy_summary.json and energy.md of
  * `benchrun energy`, and the pieces `analyze --power` adds to its outputs.
- * Numbers as the other writers print them: wr_num (12 significant digits,
- * NaN an empty cell / JSON null). */
+ * Numbers as the other writers print them: wr_num (Python repr() of the
+ * float, NaN an empty cell / JSON null). */
 #include "write/wr_energy.h"
 
 #include "util/error.h"
