@@ -82,11 +82,15 @@ for delay in 0.3 0.55 0.8; do
 done
 
 # A signal to a sampler whose command ignores SIGTERM: it keeps sampling until
-# the command exits by itself.
+# the command exits by itself. The signal goes once the command has set its
+# trap (it says so in a file): a fixed delay raced the shell's start on a
+# loaded machine (the TERM came first: exit 143).
 d=$T/ign
-"$BENCHRUN" sample --backend sim -o "$d" -p i -- sh -c 'trap "" TERM; sleep 1.2' >/dev/null 2>&1 &
+ready=$T/ign.ready
+"$BENCHRUN" sample --backend sim -o "$d" -p i -- sh -c 'trap "" TERM; : >"$0"; sleep 1.2' "$ready" >/dev/null 2>&1 &
 pid=$!
-sleep 0.4
+for i in $(seq 400); do [ -e "$ready" ] && break; sleep 0.05; done
+[ -e "$ready" ] || fail "ignore TERM: the command did not start in 20 s"
 kill -TERM "$pid"
 wait "$pid"
 st=$?
