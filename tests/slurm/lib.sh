@@ -72,14 +72,15 @@ job_start_after() {
     [[ "$s" > "$e" || "$s" == "$e" ]]
 }
 
-# csv_complete FILE [HEADER_LINE]: every row after the header (line 2 for
-# telemetry, whose line 1 is metadata; 1 for a kernel trace) has the header's
-# field count, there is at least one row, and the file ends with a newline:
-# nothing half-written. Fields are counted outside double quotes (kernel names).
+# csv_complete FILE [HEADER_LINE [MIN_ROWS]]: every row after the header
+# (line 2 for telemetry, whose line 1 is metadata; 1 for a kernel trace) has
+# the header's field count, there are at least MIN_ROWS rows (default 1), and
+# the file ends with a newline: nothing half-written. Fields are counted
+# outside double quotes (kernel names).
 csv_complete() {
-    local h=${2:-2}
-    awk -v h="$h" '{ gsub(/"[^"]*"/, "q"); n = split($0, f, ",") }
+    local h=${2:-2} min=${3:-1}
+    awk -v h="$h" -v min="$min" '{ gsub(/"[^"]*"/, "q"); n = split($0, f, ",") }
                    NR == h { want = n } NR > h && n != want { bad++ }
-                   END { exit !(NR > h && bad == 0) }' "$1" &&
+                   END { exit !(NR >= h + min && bad == 0) }' "$1" &&
         [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ]
 }
