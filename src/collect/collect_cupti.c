@@ -57,6 +57,7 @@ static int cupti_trace_argv(const struct br_collect_req *req, struct strv *out)
 }
 
 static const char *const cupti_outputs[] = { "_counter_collection.csv", "_kernel_trace.csv",
+                                             "_launch_units.csv",
                                              "_cupti.json", NULL };
 
 const struct br_collector_ops br_collector_cupti = {

@@ -192,7 +192,7 @@ struct sample {
 
 struct unit {
     uint32_t kernel;
-    uint64_t grid, wg;
+    uint64_t grid, wg, variant;
     uint64_t launches;
     double trace_ns;
     uint32_t *samp;            /* sample indices; sorted by key once the trace starts */
@@ -217,6 +217,8 @@ struct xp_set {
     size_t nkslot;
     struct value *val;
     size_t nval, capval;
+    uint64_t *vkey, *vval;     /* launch key -> variant (open addressing, key + 1; 0 empty) */
+    size_t nvar, nvslot;
     bool frozen;               /* the trace started: samples sorted per unit */
 };
 
@@ -245,12 +247,14 @@ void xp_set_free(struct xp_set *e)
     free(e->kslot);
     free(e->smp);
     free(e->val);
+    free(e->vkey);
+    free(e->vval);
     free(e);
 }
 
-static uint64_t unit_hash(uint32_t k, uint64_t g, uint64_t w)
+static uint64_t unit_hash(uint32_t k, uint64_t g, uint64_t w, uint64_t v)
 {
-    uint64_t h = (k + 1) * 0x9e3779b97f4a7c15ull;
+    uint64_t h = (k + 1 + v * 0xd6e8feb86659fd93ull) * 0x9e3779b97f4a7c15ull;
     h ^= (g + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
     h ^= (w + 0x85ebca6b) * 0x94d049bb133111ebull;
     return h ^ (h >> 29);
@@ -262,29 +266,71 @@ static void rehash(struct xp_set *e)
     e->nslot = e->nslot ? e->nslot * 2 : 64;
     e->slot = xcalloc(e->nslot, sizeof(*e->slot));
     for (size_t i = 0; i < e->nu; i++) {
-        size_t j = unit_hash(e->u[i].kernel, e->u[i].grid, e->u[i].wg) & (e->nslot - 1);
+        size_t j = unit_hash(e->u[i].kernel, e->u[i].grid, e->u[i].wg, e->u[i].variant) &
+                   (e->nslot - 1);
         while (e->slot[j])
             j = (j + 1) & (e->nslot - 1);
         e->slot[j] = (uint32_t)i + 1;
     }
 }
 
-static uint32_t unit_of(struct xp_set *e, uint32_t k, uint64_t g, uint64_t w)
+/* ---- launch variants (xp_set_variant) ---- */
+
+static size_t var_slot(const struct xp_set *e, uint64_t key)
 {
+    size_t j = (size_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 19) & (e->nvslot - 1);
+    while (e->vkey[j] && e->vkey[j] != key + 1)
+        j = (j + 1) & (e->nvslot - 1);
+    return j;
+}
+
+void xp_set_variant(struct xp_set *e, uint64_t key, uint64_t variant)
+{
+    if ((e->nvar + 1) * 2 > e->nvslot) {
+        uint64_t *ok = e->vkey, *ov = e->vval;
+        size_t on = e->nvslot;
+        e->nvslot = on ? on * 2 : 256;
+        e->vkey = xcalloc(e->nvslot, sizeof(*e->vkey));
+        e->vval = xcalloc(e->nvslot, sizeof(*e->vval));
+        for (size_t i = 0; i < on; i++)
+            if (ok[i]) {
+                size_t j = var_slot(e, ok[i] - 1);
+                e->vkey[j] = ok[i], e->vval[j] = ov[i];
+            }
+        free(ok);
+        free(ov);
+    }
+    size_t j = var_slot(e, key);
+    e->nvar += !e->vkey[j];
+    e->vkey[j] = key + 1;
+    e->vval[j] = variant;
+}
+
+static uint64_t variant_of(const struct xp_set *e, uint64_t key)
+{
+    if (!e->nvar)
+        return 0;
+    size_t j = var_slot(e, key);
+    return e->vkey[j] ? e->vval[j] : 0;
+}
+
+static uint32_t unit_of(struct xp_set *e, uint32_t k, uint64_t g, uint64_t w, uint64_t key)
+{
+    uint64_t v = variant_of(e, key);
     if (e->s.unit == XP_UNIT_KERNEL)
         g = w = 0;
     if ((e->nu + 1) * 2 > e->nslot)
         rehash(e);
-    size_t j = unit_hash(k, g, w) & (e->nslot - 1);
+    size_t j = unit_hash(k, g, w, v) & (e->nslot - 1);
     for (; e->slot[j]; j = (j + 1) & (e->nslot - 1)) {
         struct unit *u = &e->u[e->slot[j] - 1];
-        if (u->kernel == k && u->grid == g && u->wg == w)
+        if (u->kernel == k && u->grid == g && u->wg == w && u->variant == v)
             return e->slot[j] - 1;
     }
     xgrow((void **)&e->u, &e->capu, e->nu + 1, sizeof(*e->u));
     struct unit *u = &e->u[e->nu];
     memset(u, 0, sizeof(*u));
-    u->kernel = k, u->grid = g, u->wg = w;
+    u->kernel = k, u->grid = g, u->wg = w, u->variant = v;
     e->slot[j] = (uint32_t)e->nu + 1;
     return (uint32_t)e->nu++;
 }
@@ -323,7 +369,7 @@ uint32_t xp_add_sample(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_
     uint32_t have = xp_find_sample(e, key);
     if (have != UINT32_MAX)
         return have;
-    uint32_t ui = unit_of(e, kernel, grid, wg);
+    uint32_t ui = unit_of(e, kernel, grid, wg, key);
     xgrow((void **)&e->smp, &e->capsmp, e->nsmp + 1, sizeof(*e->smp));
     struct sample *s = &e->smp[e->nsmp];
     memset(s, 0, sizeof(*s));
@@ -367,7 +413,7 @@ void xp_add_trace(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg,
 {
     if (!e->frozen)
         freeze(e);
-    struct unit *u = &e->u[unit_of(e, kernel, grid, wg)];
+    struct unit *u = &e->u[unit_of(e, kernel, grid, wg, key)];
     if (!u->below)
         u->below = xcalloc(u->ns + 1, sizeof(*u->below));
     u->launches++;

@@ -3,7 +3,8 @@
  *
  * A sampled pass (trace/launchplan.h) has a kernel trace with every launch and
  * counter rows for the profiled ones. Per sampling unit u (NVIDIA: kernel
- * name, grid and block; AMD: the kernel) the trace gives L_u launches and
+ * name, grid and block, split further by the launch's parameter key where
+ * the pass's launch_units.csv names a variant; AMD: the kernel) the trace gives L_u launches and
  * their total time D_u, and the ranks of the profiled launches place them in
  * the plan's strata h (stratum 0: every launch profiled). Per counter:
  *
@@ -84,6 +85,10 @@ double xp_half_width(double var, double df);
 struct xp_set;
 
 struct xp_set *xp_set_new(const struct xp_sampling *s);
+/* The launch of key (Dispatch_Id) belongs to variant `variant` of its unit
+ * (a launch_units.csv row; launches without one: variant 0). Before any
+ * sample or trace row of the set. */
+void xp_set_variant(struct xp_set *e, uint64_t key, uint64_t variant);
 bool xp_kernel_times(const struct xp_set *e);
 void xp_set_free(struct xp_set *e);
 /* A profiled launch: kernel, grid and workgroup size (work-items), its launch

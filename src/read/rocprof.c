@@ -10,6 +10,7 @@
 #include "read/rocprof.h"
 
 #include "read/csv.h"
+#include "read/launchunits.h"
 #include "read/rocpd.h"
 #include "read/rpagg.h"
 #include "read/rpconst.h"
@@ -141,6 +142,7 @@ char **rp_find_passes(const char *pmc_dir)
 struct fileset {
     char *prefix;
     char *cc, *kt, *ai;      /* counter_collection, kernel_trace, agent_info paths */
+    char *units;             /* launch_units.csv (read/launchunits.h), NULL: none */
     char *db;                /* PREFIX_results.db (rocpd), read when there is no cc */
     const struct xp_sampling *sampling;   /* the pass's, NULL: every launch profiled */
     struct rp_agg agg;
@@ -160,11 +162,15 @@ static const char *counter_file(const struct fileset *s)
     return use_db(s) ? s->db : s->cc;
 }
 
-static struct fileset *set_for(struct fileset **sets, size_t *n, size_t *cap, const char *prefix)
+/* The set of prefix; a new one unless only_existing (then NULL). */
+static struct fileset *set_for(struct fileset **sets, size_t *n, size_t *cap, const char *prefix,
+                               bool only_existing)
 {
     for (size_t i = 0; i < *n; i++)
         if (strcmp((*sets)[i].prefix, prefix) == 0)
             return &(*sets)[i];
+    if (only_existing)
+        return NULL;
     xgrow((void **)sets, cap, *n + 1, sizeof(**sets));
     struct fileset *s = &(*sets)[(*n)++];
     memset(s, 0, sizeof(*s));
@@ -178,9 +184,13 @@ static void add_kind(struct fileset **sets, size_t *n, size_t *cap, const char *
     char **files = rp_find_files(dir, suffix);
     for (char **f = files; *f; f++) {
         char *prefix = xstrndup(*f, strlen(*f) - strlen(suffix));
-        struct fileset *s = set_for(sets, n, cap, prefix);
+        /* a units file belongs to the counter and trace files of its process */
+        struct fileset *s = set_for(sets, n, cap, prefix, which == 4);
         free(prefix);
-        char **slot = which == 0 ? &s->cc : which == 1 ? &s->kt : which == 2 ? &s->ai : &s->db;
+        if (!s)
+            continue;
+        char **slot = which == 0 ? &s->cc : which == 1 ? &s->kt : which == 2 ? &s->ai
+                    : which == 3 ? &s->db : &s->units;
         free(*slot);
         *slot = xstrdup(*f);
     }
@@ -211,7 +221,7 @@ static void *worker(void *arg)
         if (use_db(s))
             s->rc = rp_agg_read_db(&s->agg, s->db, s->sampling);
         else
-            s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt, s->sampling);
+            s->rc = rp_agg_read_set(&s->agg, s->cc, s->kt, s->units, s->sampling);
     }
 }
 
@@ -528,6 +538,7 @@ static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t 
     add_kind(&sets, n, &cap, p->dir, "kernel_trace.csv", 1);
     add_kind(&sets, n, &cap, p->dir, "agent_info.csv", 2);
     add_kind(&sets, n, &cap, p->dir, RP_ROCPD_SUFFIX, 3);
+    add_kind(&sets, n, &cap, p->dir, LU_SUFFIX, 4);
     if (*n)
         qsort(sets, *n, sizeof(*sets), cmp_set);
     for (size_t i = 0; i < *n; i++)
@@ -544,6 +555,7 @@ static void free_sets(struct fileset *sets, size_t n)
         free(sets[i].kt);
         free(sets[i].ai);
         free(sets[i].db);
+        free(sets[i].units);
     }
     free(sets);
 }

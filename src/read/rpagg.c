@@ -11,6 +11,7 @@
 
 #include "read/csv.h"
 #include "read/extrapolate.h"
+#include "read/launchunits.h"
 #include "read/rocpd.h"
 #include "read/rplayout.h"
 #include "util/error.h"
@@ -697,10 +698,34 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
     return rc;
 }
 
+static void add_variant(void *ud, uint64_t dispatch, uint64_t unit)
+{
+    xp_set_variant(ud, dispatch, unit);
+}
+
+/* The launch units of a sampled set, before its counter and trace rows. */
+static int read_units(struct rp_agg *a, const char *path)
+{
+    char *why = NULL;
+    struct csv_src *s = csv_open_quiet(path, &why);
+    if (!s) {
+        fail(a, path, 0, "%s", why);
+        free(why);
+        return -1;
+    }
+    long line;
+    const char *what;
+    int rc = lu_read(s, add_variant, a->ex, &line, &what);
+    csv_close(s);
+    return rc < 0 ? fail(a, path, line, "%s", what) : 0;
+}
+
 int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path,
-                    const struct xp_sampling *sampling)
+                    const char *units_path, const struct xp_sampling *sampling)
 {
     agg_init(a, sampling);
+    if (units_path && a->ex && read_units(a, units_path) < 0)
+        return -1;
     char *why = NULL;
     struct csv_src *cc = cc_path ? csv_open_quiet(cc_path, &why) : NULL;
     struct csv_src *kt = kt_path && !why ? csv_open_quiet(kt_path, &why) : NULL;

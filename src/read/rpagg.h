@@ -71,10 +71,12 @@ struct rp_agg {
 };
 
 /* Reads one file set: counter file and/or kernel trace (either may be NULL);
- * sampling: how its launches were sampled, NULL when every launch has
- * counters. 0, or -1 with a->err set. a is initialized here. */
+ * units_path: its launch_units.csv (read/launchunits.h; NULL: none, and
+ * ignored when every launch has counters); sampling: how its launches were
+ * sampled, NULL when every launch has counters. 0, or -1 with a->err set.
+ * a is initialized here. */
 int rp_agg_read_set(struct rp_agg *a, const char *cc_path, const char *kt_path,
-                    const struct xp_sampling *sampling);
+                    const char *units_path, const struct xp_sampling *sampling);
 /* One rocpd database (one process: its counters_collection and kernels
  * views, read/rocpd.h), aggregated exactly as the CSV pair of the same run.
  * 0, or -1 with a->err set. a is initialized here. */

@@ -340,7 +340,7 @@ static void test_reader_sampled(void **state)
     write_sampled_set(dir, &cc, &kt);
     struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true };
     struct rp_agg a;
-    assert_int_equal(rp_agg_read_set(&a, cc, kt, &s), 0);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, NULL, &s), 0);
     uint32_t k1 = kernel(&a, "k1(int)"), k2 = kernel(&a, "k2(int)");
     size_t ii = (size_t)k1 * a.ccap + counter(&a, "inst.sum");
     size_t ic = (size_t)k1 * a.ccap + counter(&a, "sm__cycles_elapsed.sum");
@@ -361,7 +361,7 @@ static void test_reader_sampled(void **state)
     /* launch-event durations (libbenchrun-cupti): elapsed cycles scale by
      * launches too, 22 + 9·(21 + 30 + 24)/3 = 247 */
     s.kernel_times = false;
-    assert_int_equal(rp_agg_read_set(&a, cc, kt, &s), 0);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, NULL, &s), 0);
     k1 = kernel(&a, "k1(int)");
     CLOSE(a.csum[(size_t)k1 * a.ccap + counter(&a, "sm__cycles_elapsed.sum")], 247, 1e-9);
     CLOSE(a.csum[(size_t)k1 * a.ccap + counter(&a, "inst.sum")], 229, 1e-9);
@@ -372,7 +372,7 @@ static void test_reader_sampled(void **state)
     s.kernel_times = true;
 
     /* the same files read as a full collection: plain sums, 6 launches lost */
-    assert_int_equal(rp_agg_read_set(&a, cc, kt, NULL), 0);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, NULL, NULL), 0);
     k1 = kernel(&a, "k1(int)");
     ii = (size_t)k1 * a.ccap + counter(&a, "inst.sum");
     CLOSE(a.csum[ii], 10 + 12 + 20 + 26 + 23, 0);
@@ -382,13 +382,108 @@ static void test_reader_sampled(void **state)
     rp_agg_release(&a);
 
     /* sampled without its trace: the profiled sums, and a warning */
-    assert_int_equal(rp_agg_read_set(&a, cc, NULL, &s), 0);
+    assert_int_equal(rp_agg_read_set(&a, cc, NULL, NULL, &s), 0);
     assert_non_null(strstr(a.warn.buf, "without its kernel trace"));
     k1 = kernel(&a, "k1(int)");
     CLOSE(a.csum[(size_t)k1 * a.ccap + counter(&a, "inst.sum")], 91, 0);
     rp_agg_release(&a);
     free(cc);
     free(kt);
+    assert_int_equal(tmpdir_remove(dir), 0);
+    free(dir);
+}
+
+/* One signature "gemm", two parameter keys (two GEMM shapes under one
+ * kernel, grid and block, as cuBLAS's nvjet kernels in a transformer step):
+ * shape A does 100 units of work, shape B 1000, launched A B B A B B ...
+ * (10 A, 20 B). The writer ranks each shape in its own unit and profiles
+ * what the plan picks there (first 2, then one in every 3); launch_units.csv
+ * names each launch's unit. */
+static void write_keyed_set(const char *dir, const struct lp_plan *plan, char **cc, char **kt,
+                            char **units)
+{
+    *cc = xasprintf("%s/g_counter_collection.csv", dir);
+    *kt = xasprintf("%s/g_kernel_trace.csv", dir);
+    *units = xasprintf("%s/g_launch_units.csv", dir);
+    FILE *c = fopen(*cc, "w"), *t = fopen(*kt, "w"), *u = fopen(*units, "w");
+    assert_non_null(c);
+    assert_non_null(t);
+    assert_non_null(u);
+    fputs(ktw_counter_header, c);
+    fputs(ktw_kernel_trace_header, t);
+    fputs("Dispatch_Id,Launch_Unit\n", u);
+    uint64_t rank[2] = { 0, 0 }, t0 = 1000000;
+    for (uint64_t id = 1; id <= 30; id++) {
+        int shape = id % 3 == 1 ? 0 : 1;
+        struct ktw_kernel k;
+        row(&k, "gemm", id, t0, shape ? 5000 : 500, 132);
+        ktw_write_trace_row(t, &k);
+        fprintf(u, "%llu,%d\n", (unsigned long long)id, shape + 7);
+        if (lp_profiled(plan, ++rank[shape]))
+            ktw_write_counter_row(c, &k, 7, "inst.sum", shape ? 1000 : 100);
+        t0 += 10000;
+    }
+    fclose(c);
+    fclose(t);
+    fclose(u);
+}
+
+static void test_reader_units(void **state)
+{
+    (void)state;
+    char *dir = tmpdir_new("units"), *cc, *kt, *units;
+    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true };
+    write_keyed_set(dir, &s.plan, &cc, &kt, &units);
+    struct rp_agg a;
+    /* with the units: each shape is its own unit of constant work, exact */
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), 0);
+    uint32_t g = kernel(&a, "gemm");
+    size_t at = (size_t)g * a.ccap + counter(&a, "inst.sum");
+    assert_int_equal(a.launches[g], 30);
+    CLOSE(a.csum[at], 10 * 100 + 20 * 1000, 1e-12);
+    CLOSE(a.cvar[at], 0, 0);
+    uint64_t profiled = a.profiled[g];
+    rp_agg_release(&a);
+    /* without them the launches are ranked as one unit the plan did not
+     * sample: the same rows give another total (which is why the file is
+     * written): 19,936.4 here, -5.1 % */
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, NULL, &s), 0);
+    g = kernel(&a, "gemm");
+    at = (size_t)g * a.ccap + counter(&a, "inst.sum");
+    assert_int_equal(a.profiled[g], profiled);
+    assert_true(fabs(a.csum[at] - 21000) > 210);
+    rp_agg_release(&a);
+    /* read as a full collection: the units file changes nothing */
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, NULL), 0);
+    rp_agg_release(&a);
+
+    /* a bad row: file and line named, nothing read */
+    FILE *u = fopen(units, "a");
+    assert_non_null(u);
+    fputs("31,x\n", u);
+    fclose(u);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), -1);
+    char *want = xasprintf("%s:32: expected two unsigned numbers", units);
+    assert_non_null(a.err);
+    assert_non_null(strstr(a.err, want));
+    free(want);
+    rp_agg_release(&a);
+    /* another header */
+    u = fopen(units, "w");
+    fputs("Dispatch,Unit\n1,2\n", u);
+    fclose(u);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), -1);
+    assert_non_null(strstr(a.err, ":1: not the header Dispatch_Id,Launch_Unit"));
+    rp_agg_release(&a);
+    /* cut short by a kill: the rows before the cut count */
+    u = fopen(units, "w");
+    fputs("Dispatch_Id,Launch_Unit\n1,7\n2,8", u);
+    fclose(u);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), 0);
+    rp_agg_release(&a);
+    free(cc);
+    free(kt);
+    free(units);
     assert_int_equal(tmpdir_remove(dir), 0);
     free(dir);
 }
@@ -440,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_t975),
         cmocka_unit_test(test_time_proportional),
         cmocka_unit_test(test_reader_sampled),
+        cmocka_unit_test(test_reader_units),
         cmocka_unit_test_setup_teardown(test_sampfile, msgcap_setup, msgcap_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,6 +75,8 @@ struct brc_config {
                               turned off in the launch attributes (default: SASS passes) */
     enum brc_unload unload;   /* BENCHRUN_CUPTI_UNLOAD=defer|reset|keep (inject.c) */
     enum rpt_mode toggle;     /* BENCHRUN_CUPTI_TOGGLE (trace/rptoggle.h), default full */
+    bool param_units;      /* sampled passes: signatures split by parameter key
+                              (BENCHRUN_CUPTI_PARAM_UNITS, default 1; params.c) */
 };
 
 extern struct brc_config brc_cfg;
@@ -98,6 +100,7 @@ struct brc_launch {
                               no decode before it) */
     unsigned attrs;        /* BRC_ATTR_* of an Ex launch */
     uint32_t cluster[3];   /* cluster dimension attribute (0: none) */
+    uint64_t param_key;    /* trace/paramkey.h key of a driver launch's parameters (0: none) */
 };
 
 /* One kernel execution as CUPTI's activity API reported it (raw CUPTI timestamps). */
@@ -159,6 +162,15 @@ struct brc_kstore_stats {
     const struct clk_conv *clock;
 };
 void brc_kstore_stats(struct brc_kstore_stats *out);
+
+/* ---- params.c (lock held) --------------------------------------------------------- */
+
+/* The parameter key of a driver launch of f (trace/paramkey.h); 0 when its
+ * parameters cannot be read. */
+uint64_t brc_params_key(CUfunction f, void **kernel_params, void **extra);
+/* Forgets every function's layout (at a module unload). */
+void brc_params_forget(void);
+void brc_params_json(FILE *fp);
 
 /* ---- rangeprof.c (lock held) ------------------------------------------------------ */
 

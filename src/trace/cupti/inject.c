@@ -20,6 +20,8 @@
  *                           (kernel, grid, block) that trace/launchplan.h picks, the
  *                           trace on every launch (launches.c); unset or "all": every
  *                           launch profiled
+ *   BENCHRUN_CUPTI_PARAM_UNITS 0: sampled passes split signatures by the launch's
+ *                           parameter key too (default 1; trace/paramkey.h, params.c)
  *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls
  *                           between profiled and unprofiled launches (trace/rptoggle.h,
  *                           rangeprof.c; experimental except full, the default)
@@ -279,6 +281,8 @@ static void read_config(void)
     for (size_t i = 0; i < c->nmetrics; i++)   /* SASS-patched metrics: CUPTI instruments kernels */
         c->sass |= strstr(c->metrics[i], "__sass_") != NULL;
     c->serialize = ser && strcmp(ser, "1") == 0;
+    const char *units = getenv("BENCHRUN_CUPTI_PARAM_UNITS");
+    c->param_units = c->sampled && !(units && strcmp(units, "0") == 0);
     c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : c->sass;
     c->unload = c->nmetrics ? unload_mode(c->sass) : BRC_UNLOAD_KEEP;
     const char *toggle = getenv("BENCHRUN_CUPTI_TOGGLE");
@@ -752,6 +756,25 @@ static CUfunction launch_function(CUpti_CallbackId id, const void *params)
     return NULL;
 }
 
+/* The argument forms of a driver launch call (kernelParams, extra; NULL for others). */
+static void launch_args(CUpti_CallbackId id, const void *params, void ***kernel_params,
+                        void ***extra)
+{
+    *kernel_params = *extra = NULL;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
+        *kernel_params = ((const cuLaunchKernel_params *)params)->kernelParams;
+        *extra = ((const cuLaunchKernel_params *)params)->extra;
+    } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+               id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        *kernel_params = ((const cuLaunchKernelEx_params *)params)->kernelParams;
+        *extra = ((const cuLaunchKernelEx_params *)params)->extra;
+    } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+               id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+        *kernel_params = ((const cuLaunchCooperativeKernel_params *)params)->kernelParams;
+    }
+}
+
 /* The launch call returned an error (then it ran nothing); the return value is
  * only valid in the exit callback (cupti_callbacks.h, functionReturnValue). */
 static bool launch_failed(bool runtime, const CUpti_CallbackData *cb)
@@ -844,6 +867,12 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     if (tls.runtime_deferred)
         tls.deferred_taken = true;
     brc_lock();
+    if (f && brc_cfg.param_units) {   /* a driver launch: its parameters may split its unit */
+        void **kp, **extra;
+        launch_args(id, cb->functionParams, &kp, &extra);
+        BRC_PHASE("reading the launch's parameters (cuFuncGetParamInfo, cuPointerGetAttribute)");
+        l.param_key = brc_params_key(f, kp, extra);
+    }
     BRC_PHASE("launch API entry callback (range profiler, events)");
     brc_launches_enter(cb->context, &l);
     if (f) {
@@ -941,6 +970,8 @@ static void on_unload(CUpti_CallbackId id, const CUpti_CallbackData *cb, bool en
         brc_unlock();
         return;
     }
+    if (!enter)   /* a function handle may come back with another layout */
+        brc_params_forget();
     if (enter && tls.probing) {   /* the probe's own unload */
         give_standin(id, cb);
         brc_unlock();
@@ -1122,7 +1153,8 @@ static int subscribe(void)
     for (size_t i = 0; i < sizeof(driver_launch) / sizeof(*driver_launch); i++)
         cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launch[i]);
     for (size_t i = 0; i < sizeof(driver_module) / sizeof(*driver_module); i++)
-        if (brc_cfg.serialize || (brc_cfg.unload != BRC_UNLOAD_KEEP && is_unload_call(driver_module[i])))
+        if (brc_cfg.serialize || ((brc_cfg.unload != BRC_UNLOAD_KEEP || brc_cfg.param_units) &&
+                                  is_unload_call(driver_module[i])))
             cuptiEnableCallback(1, lib.sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_module[i]);
     return 0;
 }

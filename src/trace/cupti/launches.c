@@ -2,9 +2,14 @@
  *
  * Every kernel launch the launch callbacks see (inject.c) becomes a record
  * here, in launch order, numbered per process (the Dispatch_Id of both
- * files). Per signature (kernel, grid, block) the k-th launch is profiled
- * when the plan says so (trace/launchplan.h: BENCHRUN_CUPTI_SAMPLE), or always
- * without a plan; the range profiler is armed for profiled launches and
+ * files). Per sampling unit the k-th launch is profiled when the plan says
+ * so (trace/launchplan.h: BENCHRUN_CUPTI_SAMPLE), or always without a plan.
+ * A unit is a signature (kernel, grid, block) or, for driver launches of a
+ * sampled pass, a signature and parameter key (params.c, trace/paramkey.h):
+ * up to MAX_VARIANTS keys per signature, later keys share the signature's
+ * own unit. <prefix>_launch_units.csv names the unit of each launch of a
+ * keyed unit (Dispatch_Id,Launch_Unit): the reader ranks launches in their
+ * units as the plan did (read/extrapolate.h). The range profiler is armed for profiled launches and
  * disarmed before the others (rangeprof.c). Device time: the launch's
  * gpu__time_duration.sum when profiled in a pass that has it, else two CUDA
  * events recorded in its stream around it (stream commands, not kernel code:
@@ -37,6 +42,10 @@
 #define HARVEST_HARD 16384
 /* Profiled records searched ahead when a range's name does not match. */
 #define JOIN_LOOKAHEAD 8
+/* Parameter keys per signature that get a unit of their own (each costs a
+ * census of the plan's `first` launches): a kernel whose parameters change
+ * at every launch (a seed, a step counter) stops splitting here. */
+#define MAX_VARIANTS 16
 
 struct rec {
     uint64_t dispatch;
@@ -69,6 +78,8 @@ struct lctx {
 
 struct sig {
     uint32_t name, grid[3], block[3];
+    uint64_t pkey;             /* parameter key, 0: the signature's own unit */
+    uint32_t variants;         /* (pkey 0) keyed units made of this signature */
     uint64_t launches, next;   /* launches seen, next profiled rank */
 };
 
@@ -87,7 +98,8 @@ static struct {
     struct kstat *ks;
     size_t nks, capks;
     uint64_t dispatched;
-    FILE *cc_fp;
+    FILE *cc_fp, *units_fp;
+    uint64_t keyed_units, variant_overflow;
     int names_usable;          /* range names: 0 unknown, 1 match kernel names, -1 do not */
     char *name_example;        /* the first range's name and its launch's kernel (JSON) */
     int events_wanted;         /* -1 not decided */
@@ -143,9 +155,9 @@ static struct lctx *lctx_get(CUcontext ctx)
     return c;
 }
 
-static uint64_t sig_hash(uint32_t name, const uint32_t g[3], const uint32_t b[3])
+static uint64_t sig_hash(uint32_t name, const uint32_t g[3], const uint32_t b[3], uint64_t pkey)
 {
-    uint64_t h = name * 0x9e3779b97f4a7c15ull;
+    uint64_t h = (name ^ pkey) * 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < 3; i++)
         h = (h ^ g[i] ^ ((uint64_t)b[i] << 32)) * 0xbf58476d1ce4e5b9ull;
     return h ^ (h >> 31);
@@ -157,33 +169,58 @@ static void sig_rehash(void)
     ll.nslot = ll.nslot ? ll.nslot * 2 : 256;
     ll.slot = xcalloc(ll.nslot, sizeof(*ll.slot));
     for (size_t i = 0; i < ll.nsig; i++) {
-        size_t j = sig_hash(ll.sigs[i].name, ll.sigs[i].grid, ll.sigs[i].block) & (ll.nslot - 1);
+        size_t j = sig_hash(ll.sigs[i].name, ll.sigs[i].grid, ll.sigs[i].block, ll.sigs[i].pkey) &
+                   (ll.nslot - 1);
         while (ll.slot[j])
             j = (j + 1) & (ll.nslot - 1);
         ll.slot[j] = (uint32_t)i + 1;
     }
 }
 
-static struct sig *sig_get(uint32_t name, const uint32_t g[3], const uint32_t b[3])
+/* The unit (name, g, b, pkey); NULL when it does not exist and !create. */
+static struct sig *sig_lookup(uint32_t name, const uint32_t g[3], const uint32_t b[3], uint64_t pkey,
+                              bool create)
 {
     if ((ll.nsig + 1) * 2 > ll.nslot)
         sig_rehash();
-    size_t j = sig_hash(name, g, b) & (ll.nslot - 1);
+    size_t j = sig_hash(name, g, b, pkey) & (ll.nslot - 1);
     for (; ll.slot[j]; j = (j + 1) & (ll.nslot - 1)) {
         struct sig *s = &ll.sigs[ll.slot[j] - 1];
-        if (s->name == name && !memcmp(s->grid, g, sizeof(s->grid)) &&
+        if (s->name == name && s->pkey == pkey && !memcmp(s->grid, g, sizeof(s->grid)) &&
             !memcmp(s->block, b, sizeof(s->block)))
             return s;
     }
+    if (!create)
+        return NULL;
     xgrow((void **)&ll.sigs, &ll.capsig, ll.nsig + 1, sizeof(*ll.sigs));
     struct sig *s = &ll.sigs[ll.nsig];
     memset(s, 0, sizeof(*s));
     s->name = name;
+    s->pkey = pkey;
     memcpy(s->grid, g, sizeof(s->grid));
     memcpy(s->block, b, sizeof(s->block));
     s->next = 1;
     ll.slot[j] = (uint32_t)++ll.nsig;
     return s;
+}
+
+/* The sampling unit of a launch: its signature's, or with a parameter key
+ * its own while the signature has fewer than MAX_VARIANTS of them. */
+static struct sig *sig_get(uint32_t name, const uint32_t g[3], const uint32_t b[3], uint64_t pkey)
+{
+    struct sig *s = pkey ? sig_lookup(name, g, b, pkey, false) : NULL;
+    if (s)
+        return s;
+    struct sig *coarse = sig_lookup(name, g, b, 0, true);
+    if (!pkey)
+        return coarse;
+    if (coarse->variants >= MAX_VARIANTS) {
+        ll.variant_overflow++;
+        return coarse;
+    }
+    coarse->variants++;   /* before the lookup below moves the array */
+    ll.keyed_units++;
+    return sig_lookup(name, g, b, pkey, true);
 }
 
 /* Whether this launch of s is profiled (counts it). */
@@ -268,6 +305,18 @@ static FILE *counter_file(void)
     return brc_part_file(&ll.cc_fp, "counter_collection.csv.part", ktw_counter_header);
 }
 
+/* Launches of keyed units: the reader ranks them in their own unit. */
+static const char units_header[] = "Dispatch_Id,Launch_Unit\n";
+
+static void write_unit_row(const struct rec *r)
+{
+    if (!ll.sigs[r->sig].pkey)
+        return;
+    FILE *fp = brc_part_file(&ll.units_fp, "launch_units.csv.part", units_header);
+    if (fp)
+        fprintf(fp, "%llu,%u\n", (unsigned long long)r->dispatch, r->sig + 1);
+}
+
 static void write_rows(const struct lctx *c, const struct rec *r)
 {
     struct ktw_kernel row;
@@ -293,6 +342,7 @@ static void write_rows(const struct lctx *c, const struct rec *r)
         ll.trace_rows++;
         brc_kstore_count_rows(1);
     }
+    write_unit_row(r);
     if (!r->vals)
         return;
     kstat(r->name)->profiled++;
@@ -335,6 +385,8 @@ static void harvest(struct lctx *c, bool block)
     }
     if (ll.cc_fp)
         fflush(ll.cc_fp);
+    if (ll.units_fp)
+        fflush(ll.units_fp);
 }
 
 /* ---- joining ranges to profiled records ----------------------------------------- */
@@ -513,7 +565,7 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
         return;
     }
     struct lctx *c = lctx_get(ctx);
-    struct sig *s = sig_get(name, l->grid, l->block);
+    struct sig *s = sig_get(name, l->grid, l->block, l->param_key);
     bool want = sig_take(s);
     if (want && l->graph && brc_cfg.sampled) {
         want = false;   /* its kernels would be ranges no record stands for */
@@ -697,20 +749,29 @@ void brc_launches_on_ctx_destroy(CUcontext ctx)
         open_.c = NULL;
 }
 
+/* <prefix>_<name>.part closed and renamed to <prefix>_<name> (a NULL *fp: nothing). */
+static void close_part(FILE **fp, const char *name)
+{
+    if (!*fp)
+        return;
+    char *pname = xasprintf("%s.part", name);
+    char *part = brc_path(pname), *final = brc_path(name);
+    if ((ferror(*fp) | fclose(*fp)) || rename(part, final) != 0)
+        brc_fail("cannot write '%s'", final);
+    *fp = NULL;
+    free(pname);
+    free(part);
+    free(final);
+}
+
 void brc_launches_finish(void)
 {
     for (size_t i = 0; i < ll.nctx; i++)
         finish_ctx(ll.ctxs[i]);
     brc_rp_finish();
-    FILE *fp = counter_file();   /* written even without rows: the pass ran */
-    if (!fp)
-        return;
-    ll.cc_fp = NULL;
-    char *part = brc_path("counter_collection.csv.part"), *final = brc_path("counter_collection.csv");
-    if ((ferror(fp) | fclose(fp)) || rename(part, final) != 0)
-        brc_fail("cannot write '%s'", final);
-    free(part);
-    free(final);
+    close_part(&ll.units_fp, "launch_units.csv");   /* only when a unit was keyed */
+    if (counter_file())   /* written even without rows: the pass ran */
+        close_part(&ll.cc_fp, "counter_collection.csv");
 }
 
 static void json_plan(FILE *fp)
@@ -722,11 +783,15 @@ static void json_plan(FILE *fp)
     }
     lp_plan_format(&brc_cfg.plan, plan, sizeof(plan));
     fprintf(fp, "  \"launch_sampling\": {\"launches\": \"sampled\", \"plan\": \"%s\", \"first\": %llu, "
-                "\"every\": %llu, \"blocks_per_phase\": %llu, \"seed\": %llu, \"unit\": \"signature\", "
-                "\"signatures\": %zu},\n", plan, (unsigned long long)brc_cfg.plan.first,
-            (unsigned long long)brc_cfg.plan.every,
+                "\"every\": %llu, \"blocks_per_phase\": %llu, \"seed\": %llu, \"unit\": \"%s\", "
+                "\"units\": %zu, \"parameter_units\": %llu, \"parameter_keys_past_limit\": %llu},\n",
+            plan, (unsigned long long)brc_cfg.plan.first, (unsigned long long)brc_cfg.plan.every,
             (unsigned long long)brc_cfg.plan.blocks_per_phase,
-            (unsigned long long)brc_cfg.plan.seed, ll.nsig);
+            (unsigned long long)brc_cfg.plan.seed,
+            brc_cfg.param_units ? "signature+parameters" : "signature", ll.nsig,
+            (unsigned long long)ll.keyed_units, (unsigned long long)ll.variant_overflow);
+    if (brc_cfg.param_units)
+        brc_params_json(fp);
 }
 
 /* Kernels some of whose launches have no counter rows, and why (not the
