@@ -18,7 +18,7 @@ void rpt_init(struct rpt_state *s, enum rpt_mode mode)
 int rpt_parse(const char *text, enum rpt_mode *mode)
 {
     if (!text || !*text) {
-        *mode = RPT_FULL;
+        *mode = RPT_DEFAULT;
         return 0;
     }
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)

@@ -5,15 +5,16 @@
  * two is BENCHRUN_CUPTI_TOGGLE (src/trace/cupti/rangeprof.c runs the calls):
  *   full       auto range; before each stretch of profiled launches the
  *              counter image is initialized, the config set and the profiler
- *              started, after it stopped and decoded (the default: measured
- *              on the H200, ~150 ms per stretch, ~0.5 s in the SASS pass)
+ *              started, after it stopped and decoded (the default before
+ *              user: measured on the H200, 53.8x six plain runs on axpy)
  *   startstop  auto range; the image initialized and the config set once per
  *              image, each stretch only started and stopped, the image
  *              decoded when it is full or at the end (CUPTI documents no
  *              restart of a one-pass config after a Stop: a Start that fails
  *              there falls back to full for the rest of the run)
- *   user       user ranges; the profiler started once and kept started, one
- *              pushed range per profiled launch (named by its dispatch id),
+ *   user       the default (RPT_DEFAULT): user ranges; the profiler started
+ *              once and kept started, one pushed range per profiled launch
+ *              (named by its dispatch id),
  *              the context synchronized before the push and before the pop
  *              so the range holds that kernel alone; decoded as startstop
  *   user-async the same without the two synchronizations
@@ -31,6 +32,13 @@
 #include <stdint.h>
 
 enum rpt_mode { RPT_FULL, RPT_STARTSTOP, RPT_USER, RPT_USER_ASYNC };
+
+/* user: on the H200 six sampled passes of 20,001 axpy launches took 2.86x
+ * and 3.18x six plain runs in two device runs, where full took 53.8x
+ * (docs/validation.md §12-13); the library serializes launches under user
+ * ranges (BENCHRUN_CUPTI_SERIALIZE, inject.c), without which a second
+ * launching thread put kernels into another launch's range. */
+#define RPT_DEFAULT RPT_USER
 
 /* Steps, run in this order (lowest bit first). */
 enum {
@@ -55,7 +63,7 @@ struct rpt_state {
 };
 
 void rpt_init(struct rpt_state *s, enum rpt_mode mode);
-/* "full", "startstop", "user", "user-async" (NULL or "": full). 0, or -1 with *mode unchanged. */
+/* "full", "startstop", "user", "user-async" (NULL or "": RPT_DEFAULT). 0, or -1 with *mode unchanged. */
 int rpt_parse(const char *text, enum rpt_mode *mode);
 const char *rpt_name(enum rpt_mode mode);
 /* User ranges: ranges are the pushed ones, named "<dispatch>:<kernel>". */

@@ -24,11 +24,13 @@
  *                           parameter key too (default 1; trace/paramkey.h, params.c)
  *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls
  *                           between profiled and unprofiled launches (trace/rptoggle.h,
- *                           rangeprof.c; experimental except full, the default)
+ *                           rangeprof.c; default user, startstop and user-async
+ *                           experimental)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
- *                           module load/unload call (one at a time per process)
+ *                           module load/unload call (one at a time per process);
+ *                           default 1 in counter mode with user ranges, else 0
  *   BENCHRUN_CUPTI_STRIP_PDL 1/0: programmatic stream serialization turned off in
  *                           launch attributes (default: in passes with SASS metrics)
  *   BENCHRUN_CUPTI_UNLOAD   defer|reset|keep: what a cuModuleUnload/cuLibraryUnload does
@@ -280,15 +282,22 @@ static void read_config(void)
     const char *ser = getenv("BENCHRUN_CUPTI_SERIALIZE"), *pdl = getenv("BENCHRUN_CUPTI_STRIP_PDL");
     for (size_t i = 0; i < c->nmetrics; i++)   /* SASS-patched metrics: CUPTI instruments kernels */
         c->sass |= strstr(c->metrics[i], "__sass_") != NULL;
-    c->serialize = ser && strcmp(ser, "1") == 0;
     const char *units = getenv("BENCHRUN_CUPTI_PARAM_UNITS");
     c->param_units = c->sampled && !(units && strcmp(units, "0") == 0);
     c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : c->sass;
     c->unload = c->nmetrics ? unload_mode(c->sass) : BRC_UNLOAD_KEEP;
     const char *toggle = getenv("BENCHRUN_CUPTI_TOGGLE");
-    if (rpt_parse(toggle, &c->toggle) != 0)
+    if (rpt_parse(toggle, &c->toggle) != 0) {
+        c->toggle = RPT_DEFAULT;
         fprintf(stderr, "benchrun-cupti: BENCHRUN_CUPTI_TOGGLE='%s' is not full, startstop, user "
-                        "or user-async: full\n", toggle);
+                        "or user-async: %s\n", toggle, rpt_name(c->toggle));
+    }
+    /* A user range holds whatever kernels run between its push and its pop:
+     * with a second launching thread (PyTorch's autograd engine) the ranges
+     * held other launches' kernels, and came back NaN or matching no launch
+     * (docs/validation.md §12). One launch at a time keeps each range to its
+     * own kernel; measured free on a single-threaded program (§13). */
+    c->serialize = ser && *ser ? strcmp(ser, "1") == 0 : c->nmetrics && rpt_user_ranges(c->toggle);
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
