@@ -5,16 +5,15 @@
  * two is BENCHRUN_CUPTI_TOGGLE (src/trace/cupti/rangeprof.c runs the calls):
  *   full       auto range; before each stretch of profiled launches the
  *              counter image is initialized, the config set and the profiler
- *              started, after it stopped and decoded (the default before
- *              user: measured on the H200, 53.8x six plain runs on axpy)
+ *              started, after it stopped and decoded (the default:
+ *              measured on the H200, 53.8x six plain runs on axpy)
  *   startstop  auto range; the image initialized and the config set once per
  *              image, each stretch only started and stopped, the image
  *              decoded when it is full or at the end (CUPTI documents no
  *              restart of a one-pass config after a Stop: a Start that fails
  *              there falls back to full for the rest of the run)
- *   user       the default (RPT_DEFAULT): user ranges; the profiler started
- *              once and kept started, one pushed range per profiled launch
- *              (named by its dispatch id),
+ *   user       user ranges; the profiler started once and kept started, one
+ *              pushed range per profiled launch (named by its dispatch id),
  *              the context synchronized before the push and before the pop
  *              so the range holds that kernel alone; decoded as startstop
  *   user-async the same without the two synchronizations
@@ -33,12 +32,12 @@
 
 enum rpt_mode { RPT_FULL, RPT_STARTSTOP, RPT_USER, RPT_USER_ASYNC };
 
-/* user: on the H200 six sampled passes of 20,001 axpy launches took 2.86x
- * and 3.18x six plain runs in two device runs, where full took 53.8x
- * (docs/validation.md §12-13); the library serializes launches under user
- * ranges (BENCHRUN_CUPTI_SERIALIZE, inject.c), without which a second
- * launching thread put kernels into another launch's range. */
-#define RPT_DEFAULT RPT_USER
+/* full. user costs far less (axpy, six sampled passes of 20,001 launches on
+ * the H200: 2.86x to 3.18x six plain runs in three device runs, full 53.8x)
+ * but is wrong on PyTorch even with launches serialized: NaN values for some
+ * launches, ranges that match no launch, and L2 bytes off by up to 244x one
+ * launch's (docs/validation.md §12-13). */
+#define RPT_DEFAULT RPT_FULL
 
 /* Steps, run in this order (lowest bit first). */
 enum {

@@ -13,6 +13,7 @@
 #   models  accuracy, sampled vs all: PyTorch transformer and ResNet-18 steps
 #           (tests/gpu/train_step.py); per pass the NaN counter values,
 #           unmatched ranges and the parameter-keyed sampling units
+#           (RESNET_ALL=0: ResNet-18's sampled run only)
 # TOGGLE (every part): BENCHRUN_CUPTI_TOGGLE, the range profiler's toggle
 # (full, startstop, user, user-async; unset: the library's default, user;
 # tests/gpu/toggle18.sh compares them).
@@ -124,16 +125,19 @@ conf() {
 }
 runjson() { python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print(d.get('wall_time_s', 'nan'))" "$1" 2>/dev/null || echo nan; }
 last() { ls -d "$W/runs/$1/results/$2"-* 2>/dev/null | tail -1; }
-# pmc_pair NAME LIMIT: pmc sampled and pmc --launches all of one conf, analyzed,
-# compared (check_sampled.py --separate: two application runs)
+# pmc_pair NAME LIMIT [sampled]: pmc sampled and pmc --launches all of one conf,
+# analyzed, compared (check_sampled.py --separate: two application runs);
+# "sampled": the sampled run only (compared off the device with an earlier run)
 pmc_pair() {
-    local n=$1 lim=$2 s a
+    local n=$1 lim=$2 s a=
     STAGE_S=$lim st "$n.pmc_sampled" "$BR" pmc "$W/runs/$n/$n.conf" --launches sampled
     s=$(last "$n" pmc)
     [ -n "$s" ] && st "$n.analyze_sampled" "$BR" analyze "$s"
-    STAGE_S=$lim st "$n.pmc_all" "$BR" pmc "$W/runs/$n/$n.conf" --launches all
-    a=$(ls -d "$W/runs/$n/results"/pmc-* 2>/dev/null | grep -v "^$s\$" | tail -1)
-    [ -n "$a" ] && st "$n.analyze_all" "$BR" analyze "$a"
+    if [ "${3:-}" != sampled ]; then
+        STAGE_S=$lim st "$n.pmc_all" "$BR" pmc "$W/runs/$n/$n.conf" --launches all
+        a=$(ls -d "$W/runs/$n/results"/pmc-* 2>/dev/null | grep -v "^$s\$" | tail -1)
+        [ -n "$a" ] && st "$n.analyze_all" "$BR" analyze "$a"
+    fi
     if [ -n "$s" ] && [ -n "$a" ] && [ -f "$s/analysis/launch_sampling.csv" ]; then
         # deterministic counts: instructions, FLOP and tensor-op counts, DRAM reads and
         # L2 bytes (DRAM writes of an L2-resident working set are write-back timing)
@@ -208,7 +212,7 @@ if want models; then
     conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
     pmc_pair transformer 200
     conf resnet18 "PyTorch ResNet-18, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" resnet18 2
-    pmc_pair resnet18 200
+    pmc_pair resnet18 200 $([ "${RESNET_ALL:-1}" = 0 ] && echo sampled)
 fi
 if want smoke; then
     conf smoke "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000

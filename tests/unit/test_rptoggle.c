@@ -212,10 +212,10 @@ static void test_names(void **state)
     enum rpt_mode m = RPT_USER;
     m = RPT_STARTSTOP;
     assert_int_equal(rpt_parse(NULL, &m), 0);
-    assert_int_equal(m, RPT_USER);   /* the default */
+    assert_int_equal(m, RPT_FULL);   /* the default */
     m = RPT_STARTSTOP;
     assert_int_equal(rpt_parse("", &m), 0);
-    assert_int_equal(m, RPT_USER);
+    assert_int_equal(m, RPT_FULL);
     const char *const all[] = { "full", "startstop", "user", "user-async" };
     for (int i = 0; i < 4; i++) {
         assert_int_equal(rpt_parse(all[i], &m), 0);

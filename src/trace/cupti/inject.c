@@ -24,8 +24,7 @@
  *                           parameter key too (default 1; trace/paramkey.h, params.c)
  *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls
  *                           between profiled and unprofiled launches (trace/rptoggle.h,
- *                           rangeprof.c; default user, startstop and user-async
- *                           experimental)
+ *                           rangeprof.c; default full, the others experimental)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
@@ -293,10 +292,10 @@ static void read_config(void)
                         "or user-async: %s\n", toggle, rpt_name(c->toggle));
     }
     /* A user range holds whatever kernels run between its push and its pop:
-     * with a second launching thread (PyTorch's autograd engine) the ranges
-     * held other launches' kernels, and came back NaN or matching no launch
-     * (docs/validation.md §12). One launch at a time keeps each range to its
-     * own kernel; measured free on a single-threaded program (§13). */
+     * with a second launching thread (PyTorch's autograd engine) another
+     * launch's kernel could run in it. One launch at a time keeps each range
+     * to its own launch (measured free on a single-threaded program; it did
+     * not cure user ranges' NaN values on PyTorch: docs/validation.md §13). */
     c->serialize = ser && *ser ? strcmp(ser, "1") == 0 : c->nmetrics && rpt_user_ranges(c->toggle);
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);

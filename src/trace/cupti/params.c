@@ -44,7 +44,7 @@ static struct {
     uint32_t *slot;            /* hash of f: index + 1 */
     size_t nslot;
     uint8_t *block;            /* MAX_BYTES scratch */
-    uint64_t asked, addresses, keyed, unkeyed;
+    uint64_t learned, asked, addresses, keyed, unkeyed;
 } pp;
 
 static size_t f_slot(CUfunction f)
@@ -108,6 +108,7 @@ static struct layout *layout_of(CUfunction f)
     memset(l, 0, sizeof(*l));
     l->f = f;
     learn(l);
+    pp.learned++;
     pp.slot[j] = (uint32_t)++pp.n;
     return l;
 }
@@ -181,8 +182,8 @@ void brc_params_forget(void)
 
 void brc_params_json(FILE *fp)
 {
-    fprintf(fp, "  \"parameter_keys\": {\"functions\": %zu, \"keyed\": %llu, \"unkeyed\": %llu, "
+    fprintf(fp, "  \"parameter_keys\": {\"layouts_read\": %llu, \"keyed\": %llu, \"unkeyed\": %llu, "
                 "\"address_questions\": %llu, \"addresses\": %llu},\n",
-            pp.n, (unsigned long long)pp.keyed, (unsigned long long)pp.unkeyed,
+            (unsigned long long)pp.learned, (unsigned long long)pp.keyed, (unsigned long long)pp.unkeyed,
             (unsigned long long)pp.asked, (unsigned long long)pp.addresses);
 }
