@@ -142,14 +142,17 @@ static int by_time(const struct lp_plan *plan, const struct xp_unit_data *u, str
     e->df = 0;
     if (rest_L <= (double)ns)
         return 0;
-    size_t nr = ns ? ns : nc;
+    /* the residuals of the launches after the census; with fewer than two
+     * of them, of every profiled launch (as the stratified estimator pools) */
+    bool pooled = ns < 2;
+    size_t nr = pooled ? ns + nc : ns;
     if (nr < 2) {
         e->var = NAN;
         return 0;
     }
     double ss = 0, dbar = 0;
     for (size_t i = 0; i < u->n; i++) {
-        if (ns && u->rank[i] <= plan->first)
+        if (!pooled && u->rank[i] <= plan->first)
             continue;
         double r = u->x[i] - R * u->dur_ns[i];
         ss += r * r;

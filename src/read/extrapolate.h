@@ -19,7 +19,9 @@
  *     times the kernels themselves (xp_sampling.kernel_times): the ratio
  *     estimator over the launches after the census, T = Σ_census x +
  *     D'·Σx/Σd (D' the traced time of those launches, d the profiled ones'
- *     own durations), Var = D'²·s_e²/(n·d̄²) with e = x - (Σx/Σd)·d, because
+ *     own durations), Var = D'²·s_e²/(n·d̄²) with e = x - (Σx/Σd)·d (the
+ *     residuals of every profiled launch, census included, where fewer
+ *     than two launches after the census were profiled), because
  *     the trace times every launch and the counter is time × a rate.
  * Finite-population correction: a census stratum (every launch profiled) is
  * exact, variance 0. The other strata are sampled one launch per block, not

@@ -10,6 +10,10 @@
  *   PMC_DIR/expected.json                      expected metrics (see below)
  *   PMC_DIR/<pass>/launch_sampling.json        (--sample: counter rows only for the
  *                                              launches the plan profiles, trace of all)
+ *   PMC_DIR/<pass>/<pass>[_<pid>]_launch_units.csv  (--sample --units: each kernel's
+ *                                              launches of work scale s in a unit of their
+ *                                              own, as libbenchrun-cupti splits a signature
+ *                                              by parameter key: read/launchunits.h)
  *   PROF_DIR/ktrace_<tag>/<pid>_kernel_trace.csv, PROF_DIR/profiling_result_<tag>_<gpu>.csv
  *                                              (--power PROF_DIR)
  * File formats follow docs/design.md §11 (csv.hpp writing
@@ -140,7 +144,8 @@ struct gen {
     long grbm_overhead;
     uint64_t seed;
     bool lowp, over_limit, agent_info;
-    bool sampled;                /* --sample: counter rows of the plan's launches only */
+    bool sampled;
+    bool units;                  /* --units: sampling units (kernel, scale s) */                /* --sample: counter rows of the plan's launches only */
     struct lp_plan plan;
     char **drop_pass, **drop_ctr;
     int ndrop_pass, ndrop_ctr;
@@ -529,9 +534,11 @@ static int write_counters(const struct gen *g, const struct pass *ps, int proc,
     put_header(fp, g->layout == L62 ? cc_cols_62 : g->layout == L63 ? cc_cols_63 : cc_cols_64);
     struct strbuf sb;
     sb_init(&sb);
-    long *rank = xcalloc((size_t)g->nkern, sizeof(long));   /* rocprofv3: iterations per kernel */
+    /* rocprofv3: iterations per kernel; --units: per kernel and scale */
+    long *rank = xcalloc((size_t)g->nkern * 4, sizeof(long));
     for (long j = 0; j < n; j++) {
-        if (++rank[l[j].k] && g->sampled && !lp_profiled(&g->plan, (uint64_t)rank[l[j].k]))
+        long *r = &rank[(size_t)l[j].k * 4 + (g->units ? l[j].s : 0)];
+        if (++*r && g->sampled && !lp_profiled(&g->plan, (uint64_t)*r))
             continue;
         cc_prefix(&sb, g, proc, j, &l[j]);
         for (int c = 0; c < ps->nctr; c++) {
@@ -913,6 +920,18 @@ static char *pass_file(const struct gen *g, const struct pass *ps, int proc, con
     return xasprintf("%s/%s/%s_%d_%s.csv", g->out, ps->name, ps->name, 10000 + proc, what);
 }
 
+/* Dispatch_Id,Launch_Unit of every launch (unit: kernel·4 + scale). */
+static int write_units(const struct launch *l, long n, const char *path)
+{
+    FILE *fp = open_out(path);
+    if (!fp)
+        return -1;
+    fputs("Dispatch_Id,Launch_Unit\n", fp);
+    for (long j = 0; j < n; j++)
+        fprintf(fp, "%ld,%d\n", j + 1, l[j].k * 4 + l[j].s);
+    return close_out(fp, path);
+}
+
 static int write_pass_proc(struct gen *g, int p, int proc)
 {
     long *cnt = xcalloc((size_t)g->nkern, sizeof(long));
@@ -926,6 +945,11 @@ static int write_pass_proc(struct gen *g, int p, int proc)
     int rc = write_counters(g, &g->pass[p], proc, l, n, cc);
     if (rc == 0)
         rc = write_trace(g, proc, l, n, kt);
+    if (rc == 0 && g->units) {
+        char *u = pass_file(g, &g->pass[p], proc, "launch_units");
+        rc = write_units(l, n, u);
+        free(u);
+    }
     if (rc == 0 && g->agent_info) {
         char *ai = pass_file(g, &g->pass[p], proc, "agent_info");
         rc = write_agent_info(g, ai);
@@ -1381,7 +1405,9 @@ static void usage(FILE *fp)
         "  --sample F:E:B:S          counter rows only for the launches this plan profiles\n"
         "                            (per kernel, as rocprofv3 --kernel-iteration-range),\n"
         "                            every launch in the trace, launch_sampling.json per pass;\n"
-        "                            expected.json stays the full-collection answer\n");
+        "                            expected.json stays the full-collection answer\n"
+        "  --units                   with --sample: each kernel's launches of one work scale\n"
+        "                            are a sampling unit of their own (launch_units.csv)\n");
 }
 
 static int parse_layout(const char *s, enum layout *l)
@@ -1412,7 +1438,7 @@ static void push(char ***list, int *n, const char *s)
 
 enum { O_LAYOUT = 256, O_KERNELS, O_LAUNCHES, O_PROCS, O_JITTER, O_SEED, O_CLOCK, O_PCLOCK,
        O_GRBM, O_LOWP, O_COUNTERS, O_DPASS, O_DCTR, O_OVER, O_AGENT, O_POWER, O_GPUS, O_UNPROF,
-       O_TAG, O_NAMELEN, O_EXPECTED, O_SAMPLE, O_HELP };
+       O_TAG, O_NAMELEN, O_EXPECTED, O_SAMPLE, O_UNITS, O_HELP };
 
 static int parse_opt(struct gen *g, int o, const char *a)
 {
@@ -1444,6 +1470,7 @@ static int parse_opt(struct gen *g, int o, const char *a)
             return br_error("--sample: expected FIRST:EVERY:BLOCKS:SEED, got '%s'", a);
         g->sampled = true;
         return 0;
+    case O_UNITS: g->units = true; return 0;
     default: return -1;
     }
 }
@@ -1461,7 +1488,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         { "agent-info", 0, NULL, O_AGENT }, { "power", 1, NULL, O_POWER },
         { "gpus", 1, NULL, O_GPUS }, { "unprof", 1, NULL, O_UNPROF }, { "tag", 1, NULL, O_TAG },
         { "min-name-len", 1, NULL, O_NAMELEN }, { "expected", 1, NULL, O_EXPECTED },
-        { "sample", 1, NULL, O_SAMPLE },
+        { "sample", 1, NULL, O_SAMPLE }, { "units", 0, NULL, O_UNITS },
         { "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
     };
     int o;
