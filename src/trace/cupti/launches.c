@@ -9,8 +9,8 @@
  * up to MAX_VARIANTS keys per signature, later keys share the signature's
  * own unit. <prefix>_launch_units.csv names the unit of each launch of a
  * keyed unit (Dispatch_Id,Launch_Unit): the reader ranks launches in their
- * units as the plan did (read/extrapolate.h). The range profiler is armed for profiled launches and
- * disarmed before the others (rangeprof.c). Device time: the launch's
+ * units as the plan did (read/extrapolate.h). The range profiler is armed
+ * for profiled launches and disarmed before the others (rangeprof.c). Device time: the launch's
  * gpu__time_duration.sum when profiled in a pass that has it, else two CUDA
  * events recorded in its stream around it (stream commands, not kernel code:
  * the counters do not see them). Ranges come back in launch order with the
