@@ -14,7 +14,7 @@
 void pk_func_init(struct pk_func *f, size_t bytes)
 {
     f->nwords = (bytes + 7) / 8;
-    f->last = f->nwords ? xcalloc(f->nwords, sizeof(*f->last)) : NULL;
+    f->last = f->nwords ? xcalloc(2 * f->nwords, sizeof(*f->last)) : NULL;
     f->addr = f->nwords ? xcalloc(f->nwords, sizeof(*f->addr)) : NULL;
 }
 
@@ -41,19 +41,22 @@ uint64_t pk_key(struct pk_func *f, const uint8_t *buf, size_t bytes, pk_is_addre
             continue;
         uint64_t v = 0;
         size_t at = w * 8;
-        if (at < bytes)   /* little-endian words, as the GPU reads them */
-            for (size_t b = 0; b < 8 && at + b < bytes; b++)
-                v |= (uint64_t)buf[at + b] << (8 * b);
+        if (at + 8 <= bytes)
+            memcpy(&v, buf + at, 8);   /* the host's order: a key needs only consistency */
+        else if (at < bytes)
+            memcpy(&v, buf + at, bytes - at);   /* the tail, zero-padded */
         if (v == 0)
             continue;
-        if (v != f->last[w]) {
+        uint64_t *seen = &f->last[2 * w];
+        if (v != seen[0] && v != seen[1]) {
             if (v >= ADDR_MIN && v < ADDR_END && is_address && is_address(v, ud)) {
                 f->addr[w] = 1;
                 continue;
             }
-            f->last[w] = v;
+            seen[1] = seen[0];   /* two values kept: shapes that alternate ask once each */
+            seen[0] = v;
         }
-        h = mix(h, mix(w, v));
+        h = mix(h, v ^ (w + 1) * 0x94d049bb133111ebull);
     }
     return h ? h : 1;
 }

@@ -18,9 +18,10 @@
  * cuPointerGetAttribute) and so is a word that is 0 (a null pointer today
  * may be an address tomorrow). A word once seen holding an address is an
  * address word of the function for good; other words are asked about only
- * when their value changes, so a launch costs the hash and, at most, one
- * question per changed word that could be an address (at least 2^16, below
- * 2^57: user-space virtual addresses). Pointers are 8-byte aligned in a
+ * when their value is neither of the last two it held, so a launch costs
+ * the hash and, at most, one question per such word that could be an
+ * address (at least 2^16, below 2^57: user-space virtual addresses);
+ * launches alternating between two shapes ask nothing after their first. Pointers are 8-byte aligned in a
  * parameter block (the CUDA ABI aligns each parameter to its own alignment),
  * so no address straddles two words.
  * Pure: no CUDA, no I/O; tests/unit/test_paramkey.c, tests/fuzz/fuzz_paramkey.c.
@@ -35,7 +36,7 @@
 /* What one function's launches have taught about its parameter words. */
 struct pk_func {
     size_t nwords;             /* words of the parameter block */
-    uint64_t *last;            /* [nwords] the value seen last (not an address) */
+    uint64_t *last;            /* [2 nwords] the last two values seen per word (not addresses) */
     uint8_t *addr;             /* [nwords] 1: an address word */
 };
 

@@ -66,8 +66,15 @@ static void test_buffers_do_not_matter(void **state)
     assert_int_equal(q.n, 6);
     assert_int_equal(key_of(&f, &g3, &q), k3);
     assert_int_equal(q.n, 6);
-    /* and back: the first key again */
+    /* and back: the first key again, asked nothing (a word keeps its last
+     * two values); a third N asks again */
     assert_int_equal(key_of(&f, &g1, &q), k1);
+    assert_int_equal(key_of(&f, &g3, &q), k3);
+    assert_int_equal(q.n, 6);
+    struct gemm g5 = g1;
+    g5.n = 8192;
+    assert_int_not_equal(key_of(&f, &g5, &q), k1);
+    assert_int_equal(q.n, 7);
     /* another alpha is other work too (a scale the kernel may branch on) */
     struct gemm g4 = g1;
     g4.alpha = 2.0;
