@@ -46,6 +46,8 @@
  * census of the plan's `first` launches): a kernel whose parameters change
  * at every launch (a seed, a step counter) stops splitting here. */
 #define MAX_VARIANTS 16
+/* Unmatched ranges named in the companion JSON. */
+#define UNMATCHED_EXAMPLES 4
 
 struct rec {
     uint64_t dispatch;
@@ -107,6 +109,13 @@ static struct {
     uint64_t launches, profiled, counter_rows, trace_rows;
     uint64_t unmatched, no_range, resynced, dropped, captured, graph_unprofiled, failed;
     uint64_t range_open;       /* to be profiled, but another thread's user range was open */
+    /* Diagnostics of ranges that came back wrong (JSON): user ranges on the
+     * PyTorch steps decoded more ranges than were pushed, and NaN values
+     * (docs/validation.md §13), causes not found yet. */
+    char *unmatched_ex[UNMATCHED_EXAMPLES];
+    size_t nunmatched_ex;
+    uint64_t nonfinite;        /* counter values NaN or infinite */
+    char *nonfinite_ex;
 } ll = { .events_wanted = -1, .dur_idx = -1 };
 
 /* The launch this thread has open (between its launch API's entry and exit):
@@ -428,12 +437,24 @@ static struct rec *match_ahead(struct lctx *c, size_t from, const char *name, si
 
 static struct rec *rec_find(struct lctx *c, uint64_t dispatch);
 
+/* A decoded range no record takes: counted, the first few named with why. */
+static void unmatched(const char *name, const char *why)
+{
+    ll.unmatched++;
+    if (ll.nunmatched_ex < UNMATCHED_EXAMPLES)
+        ll.unmatched_ex[ll.nunmatched_ex++] = xasprintf("%.100s (%s)", name ? name : "(no name)", why);
+}
+
 static void set_values(struct rec *r, const double *vals)
 {
     size_t nm = brc_cfg.nmetrics;
     r->vals = xmalloc((nm ? nm : 1) * sizeof(double));
     memcpy(r->vals, vals, nm * sizeof(double));
     r->joined = true;
+    for (size_t m = 0; m < nm; m++)
+        if (!isfinite(vals[m]) && ll.nonfinite++ == 0)
+            ll.nonfinite_ex = xasprintf("dispatch %llu, %.80s: %s", (unsigned long long)r->dispatch,
+                                        brc_kstore_name(r->name), brc_cfg.metrics[m]);
 }
 
 /* User ranges are named "<dispatch>:<kernel>" (rangeprof.c): joined by the
@@ -443,11 +464,14 @@ static void join_by_dispatch(struct lctx *c, size_t n, const double *vals,
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t d;
-        struct rec *r = rpt_range_dispatch(names[i], &d) ? rec_find(c, d) : NULL;
+        bool numbered = rpt_range_dispatch(names[i], &d);
+        struct rec *r = numbered ? rec_find(c, d) : NULL;
         if (r && r->skip)
             continue;
         if (!r || !r->profiled || r->joined) {
-            ll.unmatched++;
+            unmatched(names[i], !numbered ? "not a dispatch-numbered name"
+                                : !r ? "no held launch of that dispatch"
+                                : !r->profiled ? "its launch was not profiled" : "its launch has a range");
             continue;
         }
         if (!ll.name_example)
@@ -472,7 +496,7 @@ static void join_values(struct lctx *c)
         size_t at = c->join;
         struct rec *r = next_waiting(c, &at);
         if (!r) {
-            ll.unmatched++;   /* a kernel no launch callback announced */
+            unmatched(names[i], "no launch waits for a range");   /* a kernel no callback announced */
             continue;
         }
         const char *name = names[i];
@@ -495,7 +519,7 @@ static void join_values(struct lctx *c)
             } else if (ll.names_usable == 0) {
                 ll.names_usable = -1;   /* not the kernel's name: positions only */
             } else {
-                ll.unmatched++;   /* a range of a kernel we did not announce */
+                unmatched(name, "its name matches no waiting launch");   /* a kernel not announced */
                 continue;
             }
         } else if (name && ll.names_usable == 0) {
@@ -843,5 +867,17 @@ void brc_launches_json(FILE *fp)
             (unsigned long long)ll.dropped, (unsigned long long)ll.captured,
             (unsigned long long)ll.failed, (unsigned long long)ll.graph_unprofiled,
             (unsigned long long)ll.range_open);
+    fputs("  \"ranges_unmatched_examples\": [", fp);
+    for (size_t i = 0; i < ll.nunmatched_ex; i++) {
+        fputs(i ? ", " : "", fp);
+        brc_json_str(fp, ll.unmatched_ex[i]);
+    }
+    fprintf(fp, "],\n  \"values_nonfinite\": %llu,\n  \"values_nonfinite_example\": ",
+            (unsigned long long)ll.nonfinite);
+    if (ll.nonfinite_ex)
+        brc_json_str(fp, ll.nonfinite_ex);
+    else
+        fputs("null", fp);
+    fputs(",\n", fp);
     json_missing(fp);
 }
