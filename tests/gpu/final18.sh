@@ -169,6 +169,10 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*", ""))):
           [l.get("units") for l in ls], [l.get("parameter_units") for l in ls],
           [l.get("parameter_keys_past_limit") for l in ls],
           [d.get("parameter_keys") for d in j if d.get("parameter_keys")][:1], units))
+    for d in j:
+        if d.get("ranges_unmatched_examples") or d.get("values_nonfinite"):
+            print("      unmatched e.g. %s; nonfinite %s e.g. %s" % (d.get("ranges_unmatched_examples", [])[:2],
+                  d.get("values_nonfinite"), d.get("values_nonfinite_example")))
 PY
     done
 }
