@@ -135,6 +135,9 @@ char *brc_path(const char *suffix);
 /* *fp, or else <out_dir>/<prefix>_<suffix> created now with its header line(s)
  * and kept in *fp; NULL after reporting a failure (the next call tries again). */
 FILE *brc_part_file(FILE **fp, const char *suffix, const char *header);
+/* Closes *fp (a <prefix>_<name>.part file; NULL: nothing) and renames it to
+ * <prefix>_<name>. 0, or -1 (recorded with brc_fail). */
+int brc_part_close(FILE **fp, const char *name);
 /* Writes fputs(s) / a JSON string to the companion JSON being written. */
 void brc_json_str(FILE *fp, const char *s);
 

@@ -192,6 +192,24 @@ FILE *brc_part_file(FILE **fp, const char *suffix, const char *header)
     return *fp;
 }
 
+int brc_part_close(FILE **fp, const char *name)
+{
+    if (!*fp)
+        return 0;
+    int bad = ferror(*fp) | fclose(*fp);
+    *fp = NULL;
+    char *pn = xasprintf("%s.part", name);
+    char *part = brc_path(pn), *final = brc_path(name);
+    if (bad || rename(part, final) != 0) {
+        brc_fail("cannot write '%s'", final);
+        bad = 1;
+    }
+    free(pn);
+    free(part);
+    free(final);
+    return bad ? -1 : 0;
+}
+
 /* ---- configuration ---------------------------------------------------- */
 
 static size_t env_size(const char *name, size_t def, size_t min)

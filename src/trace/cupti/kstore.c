@@ -318,29 +318,10 @@ void brc_kstore_write_copies(void)
     fflush(ks.copy_fp);
 }
 
-/* Closes *fp (a <prefix>_<name>.part file) and renames it to its final name. */
-static int close_part(FILE **fp, const char *name)
-{
-    if (!*fp)
-        return 0;
-    int bad = ferror(*fp) | fclose(*fp);
-    *fp = NULL;
-    char *pn = xasprintf("%s.part", name);
-    char *part = brc_path(pn), *final = brc_path(name);
-    if (bad || rename(part, final) != 0) {
-        brc_fail("cannot write '%s'", final);
-        bad = 1;
-    }
-    free(pn);
-    free(part);
-    free(final);
-    return bad ? -1 : 0;
-}
-
 int brc_kstore_close_trace(void)
 {
     brc_kstore_write_copies();
-    int crc = close_part(&ks.copy_fp, "memory_copy_trace.csv");
-    int krc = close_part(&ks.trace_fp, "kernel_trace.csv");
+    int crc = brc_part_close(&ks.copy_fp, "memory_copy_trace.csv");
+    int krc = brc_part_close(&ks.trace_fp, "kernel_trace.csv");
     return crc || krc ? -1 : 0;
 }

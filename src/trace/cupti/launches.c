@@ -773,29 +773,14 @@ void brc_launches_on_ctx_destroy(CUcontext ctx)
         open_.c = NULL;
 }
 
-/* <prefix>_<name>.part closed and renamed to <prefix>_<name> (a NULL *fp: nothing). */
-static void close_part(FILE **fp, const char *name)
-{
-    if (!*fp)
-        return;
-    char *pname = xasprintf("%s.part", name);
-    char *part = brc_path(pname), *final = brc_path(name);
-    if ((ferror(*fp) | fclose(*fp)) || rename(part, final) != 0)
-        brc_fail("cannot write '%s'", final);
-    *fp = NULL;
-    free(pname);
-    free(part);
-    free(final);
-}
-
 void brc_launches_finish(void)
 {
     for (size_t i = 0; i < ll.nctx; i++)
         finish_ctx(ll.ctxs[i]);
     brc_rp_finish();
-    close_part(&ll.units_fp, "launch_units.csv");   /* only when a unit was keyed */
+    brc_part_close(&ll.units_fp, "launch_units.csv");   /* only when a unit was keyed */
     if (counter_file())   /* written even without rows: the pass ran */
-        close_part(&ll.cc_fp, "counter_collection.csv");
+        brc_part_close(&ll.cc_fp, "counter_collection.csv");
 }
 
 static void json_plan(FILE *fp)
