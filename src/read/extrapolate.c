@@ -195,7 +195,8 @@ struct sample {
 
 struct unit {
     uint32_t kernel;
-    uint64_t grid, wg, variant;
+    uint64_t grid, wg;
+    uint32_t variant;
     uint64_t launches;
     double trace_ns;
     uint32_t *samp;            /* sample indices; sorted by key once the trace starts */
@@ -220,8 +221,6 @@ struct xp_set {
     size_t nkslot;
     struct value *val;
     size_t nval, capval;
-    uint64_t *vkey, *vval;     /* launch key -> variant (open addressing, key + 1; 0 empty) */
-    size_t nvar, nvslot;
     bool frozen;               /* the trace started: samples sorted per unit */
 };
 
@@ -250,8 +249,6 @@ void xp_set_free(struct xp_set *e)
     free(e->kslot);
     free(e->smp);
     free(e->val);
-    free(e->vkey);
-    free(e->vval);
     free(e);
 }
 
@@ -277,49 +274,8 @@ static void rehash(struct xp_set *e)
     }
 }
 
-/* ---- launch variants (xp_set_variant) ---- */
-
-static size_t var_slot(const struct xp_set *e, uint64_t key)
+static uint32_t unit_of(struct xp_set *e, uint32_t k, uint64_t g, uint64_t w, uint32_t v)
 {
-    size_t j = (size_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 19) & (e->nvslot - 1);
-    while (e->vkey[j] && e->vkey[j] != key + 1)
-        j = (j + 1) & (e->nvslot - 1);
-    return j;
-}
-
-void xp_set_variant(struct xp_set *e, uint64_t key, uint64_t variant)
-{
-    if ((e->nvar + 1) * 2 > e->nvslot) {
-        uint64_t *ok = e->vkey, *ov = e->vval;
-        size_t on = e->nvslot;
-        e->nvslot = on ? on * 2 : 256;
-        e->vkey = xcalloc(e->nvslot, sizeof(*e->vkey));
-        e->vval = xcalloc(e->nvslot, sizeof(*e->vval));
-        for (size_t i = 0; i < on; i++)
-            if (ok[i]) {
-                size_t j = var_slot(e, ok[i] - 1);
-                e->vkey[j] = ok[i], e->vval[j] = ov[i];
-            }
-        free(ok);
-        free(ov);
-    }
-    size_t j = var_slot(e, key);
-    e->nvar += !e->vkey[j];
-    e->vkey[j] = key + 1;
-    e->vval[j] = variant;
-}
-
-static uint64_t variant_of(const struct xp_set *e, uint64_t key)
-{
-    if (!e->nvar)
-        return 0;
-    size_t j = var_slot(e, key);
-    return e->vkey[j] ? e->vval[j] : 0;
-}
-
-static uint32_t unit_of(struct xp_set *e, uint32_t k, uint64_t g, uint64_t w, uint64_t key)
-{
-    uint64_t v = variant_of(e, key);
     if (e->s.unit == XP_UNIT_KERNEL)
         g = w = 0;
     if ((e->nu + 1) * 2 > e->nslot)
@@ -367,12 +323,12 @@ uint32_t xp_find_sample(const struct xp_set *e, uint64_t key)
 }
 
 uint32_t xp_add_sample(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg,
-                       uint64_t key, double dur_ns)
+                       uint32_t variant, uint64_t key, double dur_ns)
 {
     uint32_t have = xp_find_sample(e, key);
     if (have != UINT32_MAX)
         return have;
-    uint32_t ui = unit_of(e, kernel, grid, wg, key);
+    uint32_t ui = unit_of(e, kernel, grid, wg, variant);
     xgrow((void **)&e->smp, &e->capsmp, e->nsmp + 1, sizeof(*e->smp));
     struct sample *s = &e->smp[e->nsmp];
     memset(s, 0, sizeof(*s));
@@ -411,12 +367,12 @@ static void freeze(struct xp_set *e)
     }
 }
 
-void xp_add_trace(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg, uint64_t key,
-                  double dur_ns)
+void xp_add_trace(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg,
+                  uint32_t variant, uint64_t key, double dur_ns)
 {
     if (!e->frozen)
         freeze(e);
-    struct unit *u = &e->u[unit_of(e, kernel, grid, wg, key)];
+    struct unit *u = &e->u[unit_of(e, kernel, grid, wg, variant)];
     if (!u->below)
         u->below = xcalloc(u->ns + 1, sizeof(*u->below));
     u->launches++;

@@ -87,22 +87,21 @@ double xp_half_width(double var, double df);
 struct xp_set;
 
 struct xp_set *xp_set_new(const struct xp_sampling *s);
-/* The launch of key (Dispatch_Id) belongs to variant `variant` of its unit
- * (a launch_units.csv row; launches without one: variant 0). Before any
- * sample or trace row of the set. */
-void xp_set_variant(struct xp_set *e, uint64_t key, uint64_t variant);
+
 bool xp_kernel_times(const struct xp_set *e);
 void xp_set_free(struct xp_set *e);
-/* A profiled launch: kernel, grid and workgroup size (work-items), its launch
- * key (Dispatch_Id) and duration (NaN unknown). Returns the sample index. */
+/* A profiled launch: kernel, grid and workgroup size (work-items), the
+ * variant of that unit it belongs to (its launch_units.csv Launch_Unit, 0
+ * without one), its launch key (Dispatch_Id) and duration (NaN unknown).
+ * Returns the sample index. */
 uint32_t xp_add_sample(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg,
-                       uint64_t key, double dur_ns);
+                       uint32_t variant, uint64_t key, double dur_ns);
 void xp_add_value(struct xp_set *e, uint32_t sample, uint32_t counter, double v);
 /* The sample of a launch key, UINT32_MAX when it has none. */
 uint32_t xp_find_sample(const struct xp_set *e, uint64_t key);
 /* A traced launch (every launch of the pass, profiled or not). */
-void xp_add_trace(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg, uint64_t key,
-                  double dur_ns);
+void xp_add_trace(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg,
+                  uint32_t variant, uint64_t key, double dur_ns);
 
 /* Per kernel: traced launches, profiled launches, traced time; per (kernel,
  * counter), row-major with stride ncap: estimate, variance, degrees of

@@ -34,6 +34,10 @@ int lu_read(struct csv_src *src, lu_row_fn add, void *ud, long *line, const char
             *what = "expected two unsigned numbers: Dispatch_Id,Launch_Unit";
             return -1;
         }
+        if (u > UINT32_MAX) {
+            *what = "Launch_Unit above 4294967295";
+            return -1;
+        }
         add(ud, d, u);
     }
     if (rc < 0) {

@@ -4,9 +4,11 @@
  * a (kernel, grid, block) signature was split by the launches' parameter keys
  * (trace/paramkey.h). Header "Dispatch_Id,Launch_Unit", then one row per
  * launch of a keyed unit, two unsigned decimal numbers, in dispatch order; a
- * launch without a row is in its signature's own unit. The reader
- * (read/rpagg.c) hands each row to read/extrapolate.h (xp_set_variant), which
- * ranks each unit's launches as the plan did. tests/fuzz/fuzz_launch_units.c.
+ * launch without a row is in its signature's own unit; Launch_Unit fits 32
+ * bits (the library writes its unit's index + 1). The reader (read/rpagg.c)
+ * gives each launch's unit to read/extrapolate.h (the variant of
+ * xp_add_sample and xp_add_trace), which ranks each unit's launches as the
+ * plan did. tests/fuzz/fuzz_launch_units.c.
  */
 #ifndef BR_READ_LAUNCHUNITS_H
 #define BR_READ_LAUNCHUNITS_H
@@ -17,7 +19,7 @@ struct csv_src;
 
 #define LU_SUFFIX "launch_units.csv"
 
-typedef void (*lu_row_fn)(void *ud, uint64_t dispatch, uint64_t unit);
+typedef void (*lu_row_fn)(void *ud, uint64_t dispatch, uint32_t unit);
 
 /* Reads every row of src into add. 0, or -1 with *line (1-based, 0: the
  * file) and *what (a static description) of the first bad line. An

@@ -82,6 +82,14 @@ static uint32_t *map_get(struct rp_u64map *m, uint64_t key, bool insert, uint32_
     return &m->val[i];
 }
 
+/* The launch_units.csv unit of a launch key, 0 (its signature's own) without one. */
+static uint32_t unit_of_launch(struct rp_agg *a, uint64_t key)
+{
+    bool added;
+    uint32_t *u = a->units.n ? map_get(&a->units, key, false, 0, &added) : NULL;
+    return u ? *u : 0;
+}
+
 /* ---- arrays ------------------------------------------------------------------ */
 
 static void grow_k(struct rp_agg *a, uint32_t need)
@@ -173,6 +181,9 @@ void rp_agg_release(struct rp_agg *a)
     free(a->map.val);
     free(a->agent);
     free(a->map.seen);
+    free(a->units.key);
+    free(a->units.val);
+    free(a->units.seen);
     free(a->bad_value_at);
     free(a->dup_row_at);
     xp_set_free(a->ex);
@@ -379,7 +390,8 @@ static int cc_launch(struct rdr *r, uint64_t key, uint32_t *kid, uint32_t *slot,
     a->dispatches++;
     *kid = k;
     if (a->ex)
-        *sample = xp_add_sample(a->ex, k, t.grid_size, t.wg_size, key, ts ? dur : NAN);
+        *sample = xp_add_sample(a->ex, k, t.grid_size, t.wg_size, unit_of_launch(a, key), key,
+                                ts ? dur : NAN);
     return 0;
 }
 
@@ -490,7 +502,7 @@ static int kt_sampled(struct rdr *r, uint64_t key, double dur)
         t.grid_size = g[0] * (g[1] ? g[1] : 1) * (g[2] ? g[2] : 1);
     }
     uint32_t k = kernel_id(r->a, &r->f[r->h.idx[RC_NAME]]);
-    xp_add_trace(r->a->ex, k, t.grid_size, t.wg_size, key, dur);
+    xp_add_trace(r->a->ex, k, t.grid_size, t.wg_size, unit_of_launch(r->a, key), key, dur);
     return 0;
 }
 
@@ -698,9 +710,10 @@ static int read_pair(struct rp_agg *a, struct csv_src *cc, struct csv_src *kt)
     return rc;
 }
 
-static void add_variant(void *ud, uint64_t dispatch, uint64_t unit)
+static void add_unit(void *ud, uint64_t dispatch, uint32_t unit)
 {
-    xp_set_variant(ud, dispatch, unit);
+    bool added;
+    *map_get(ud, dispatch, true, unit, &added) = unit;
 }
 
 /* The launch units of a sampled set, before its counter and trace rows. */
@@ -715,7 +728,7 @@ static int read_units(struct rp_agg *a, const char *path)
     }
     long line;
     const char *what;
-    int rc = lu_read(s, add_variant, a->ex, &line, &what);
+    int rc = lu_read(s, add_unit, &a->units, &line, &what);
     csv_close(s);
     return rc < 0 ? fail(a, path, line, "%s", what) : 0;
 }
@@ -797,7 +810,7 @@ static int db_counter(void *ctx, const struct rocpd_dispatch *d, const char *cn,
             a->dispatches++;
             add_agent(a, d->agent);
             if (a->ex)
-                st->prev_sample = xp_add_sample(a->ex, k, d->attr.grid_size, d->attr.wg_size,
+                st->prev_sample = xp_add_sample(a->ex, k, d->attr.grid_size, d->attr.wg_size, 0,
                                                 d->dispatch_id, (double)(d->end - d->start));
         } else {
             k = *v & ~TIMED;
@@ -830,7 +843,7 @@ static int db_kernel(void *ctx, const struct rocpd_dispatch *d)
     r->kernel_rows++;
     if (a->ex) {
         struct csv_span name = { d->name, (uint32_t)d->name_len, true };
-        xp_add_trace(a->ex, kernel_id(a, &name), d->attr.grid_size, d->attr.wg_size,
+        xp_add_trace(a->ex, kernel_id(a, &name), d->attr.grid_size, d->attr.wg_size, 0,
                      d->dispatch_id, dur);
     }
     if (!v) {

@@ -45,6 +45,7 @@ struct rp_agg {
     double *csum;                    /* [k*ccap + c] */
     uint64_t *crows;                 /* [k*ccap + c] */
     struct rp_u64map map;
+    struct rp_u64map units;          /* launch key -> its launch_units.csv unit (sampled sets) */
     uint64_t rows, dispatches;
     uint64_t *agent;                 /* distinct Agent_Id of the counter launches */
     uint32_t nagent;

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void count_row(void *ud, uint64_t dispatch, uint64_t unit)
+static void count_row(void *ud, uint64_t dispatch, uint32_t unit)
 {
     (void)dispatch, (void)unit;
     ++*(size_t *)ud;

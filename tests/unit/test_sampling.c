@@ -475,6 +475,13 @@ static void test_reader_units(void **state)
     assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), -1);
     assert_non_null(strstr(a.err, ":1: not the header Dispatch_Id,Launch_Unit"));
     rp_agg_release(&a);
+    /* a unit past 32 bits (the library writes an index + 1) */
+    u = fopen(units, "w");
+    fputs("Dispatch_Id,Launch_Unit\n1,4294967296\n", u);
+    fclose(u);
+    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), -1);
+    assert_non_null(strstr(a.err, ":2: Launch_Unit above 4294967295"));
+    rp_agg_release(&a);
     /* cut short by a kill: the rows before the cut count */
     u = fopen(units, "w");
     fputs("Dispatch_Id,Launch_Unit\n1,7\n2,8", u);
