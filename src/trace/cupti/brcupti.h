@@ -59,6 +59,10 @@ struct brc_config {
     size_t buffer_bytes;   /* activity buffer size (BENCHRUN_CUPTI_BUFFER_KB) */
     size_t flush_records;  /* trace: write rows when this many are held */
     bool verbose;          /* BENCHRUN_CUPTI_VERBOSE=1: progress on stderr */
+    bool restart_on_load;  /* BENCHRUN_CUPTI_RESTART_ON_LOAD=1 (experimental): user ranges
+                              stop, decode and start again after a module load */
+    bool debug;            /* BENCHRUN_CUPTI_DEBUG=1: <prefix>_debug.log, every launch,
+                              profiler call, module load and decoded range (brc_debug) */
     size_t devbuf_bytes;   /* CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 0 = CUPTI default */
     bool activity;         /* kernel activity records (BENCHRUN_CUPTI_ACTIVITY; default 1 in
                               trace mode, 0 in counter mode: CUPTI's activity timestamps patch
@@ -117,6 +121,8 @@ struct brc_kernel {
 /* The library's one lock (recursive). */
 void brc_lock(void);
 void brc_unlock(void);
+/* Module loads seen so far (any lock state). */
+uint64_t brc_modules_loaded(void);
 /* Files written: later events are ignored (lock held). */
 bool brc_finished(void);
 long brc_pid(void);
@@ -128,6 +134,9 @@ void brc_phase(const char *s);
 
 /* Records the first error (printf-style) and prints it to stderr. */
 void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line of <prefix>_debug.log (BENCHRUN_CUPTI_DEBUG=1; nothing otherwise),
+ * after the milliseconds since the library started. Any lock state. */
+void brc_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Name of a CUPTI result. */
 const char *brc_cupti_str(CUptiResult r);
 /* Path <out_dir>/<prefix>_<suffix>; caller frees. */
@@ -212,6 +221,7 @@ struct brc_rp_stats {
     uint64_t stops, inits, decodes, pushes, syncs, flushes;
     uint64_t busy;                 /* profiled launches refused: a user range was open */
     uint64_t fallbacks;            /* startstop restarts that failed (full from then on) */
+    uint64_t restarts_on_load;     /* BENCHRUN_CUPTI_RESTART_ON_LOAD restarts */
     double enable_ms, init_ms, start_ms, stop_ms, decode_ms, push_ms, sync_ms;
 };
 void brc_rp_stats(struct brc_rp_stats *out);

@@ -56,6 +56,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/sigsafe.h"
@@ -171,6 +172,38 @@ void brc_fail(const char *fmt, ...)
         lib.error = msg;
     else
         free(msg);
+}
+
+uint64_t brc_modules_loaded(void)
+{
+    return __atomic_load_n(&lib.census.modules_loaded, __ATOMIC_RELAXED);
+}
+
+static pthread_mutex_t debug_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *debug_fp;
+
+void brc_debug(const char *fmt, ...)
+{
+    if (!brc_cfg.debug)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    pthread_mutex_lock(&debug_lock);
+    if (!debug_fp) {
+        char *path = brc_path("debug.log");
+        debug_fp = fopen(path, "w");
+        free(path);
+    }
+    if (debug_fp) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(debug_fp, "%.3f ", (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
+        vfprintf(debug_fp, fmt, ap);
+        fputc('\n', debug_fp);
+        va_end(ap);
+        fflush(debug_fp);
+    }
+    pthread_mutex_unlock(&debug_lock);
 }
 
 char *brc_path(const char *suffix)
@@ -318,6 +351,10 @@ static void read_config(void)
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
+    const char *restart = getenv("BENCHRUN_CUPTI_RESTART_ON_LOAD");
+    c->restart_on_load = restart && strcmp(restart, "1") == 0;
+    const char *debug = getenv("BENCHRUN_CUPTI_DEBUG");
+    c->debug = debug && strcmp(debug, "1") == 0;
 }
 
 /* ---- the companion JSON ---------------------------------------------- */
@@ -399,6 +436,7 @@ static void json_census(FILE *fp)
             lib.unl.probe < 0 ? "stand-in not taken" : probes[lib.unl.probe]);
     fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n  \"profiler_armed\": %llu,\n",
             (unsigned long long)rs.reenabled, (unsigned long long)rs.arms);
+    fprintf(fp, "  \"profiler_restarts_on_load\": %llu,\n", (unsigned long long)rs.restarts_on_load);
     json_toggle(fp, &rs);
 }
 
@@ -1043,6 +1081,7 @@ static void on_module_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd
     const CUpti_ModuleResourceData *md = rd->resourceDescriptor;
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {   /* no lock: inside the driver's load */
         __atomic_fetch_add(&lib.census.modules_loaded, 1, __ATOMIC_RELAXED);
+        brc_debug("module_loaded id=%u tid=%ld", md ? md->moduleId : 0u, (long)syscall(SYS_gettid));
         if (tls.loading_standin && md)
             tls.standin_id = md->moduleId;
     } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING && tls.unloading && md &&
@@ -1130,6 +1169,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         /* a launch made from inside our own work (CUPTI or the driver working
          * for a profiler call of ours): never profiled, never recursed into */
         __atomic_fetch_add(&lib.census.reentrant, 1, __ATOMIC_RELAXED);
+        brc_debug("reentrant %s site=%d", cb->functionName ? cb->functionName : "?", (int)cb->callbackSite);
     } else {
         tls.in_callback = 1;
         on_api(dom, id, data);

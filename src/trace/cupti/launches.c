@@ -634,6 +634,10 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     }
     r->t0 = boot_ns();
     r->t1 = r->t0;
+    brc_debug("launch d=%llu profiled=%d want=%d open=%d late=%d graph=%d tid=%llu stream=%p key=%llx %s",
+              (unsigned long long)r->dispatch, profiled, want, range_open, l->late, l->graph,
+              (unsigned long long)r->tid, (void *)l->stream, (unsigned long long)l->param_key,
+              brc_kstore_name(name));
 }
 
 /* The held record of a dispatch (records are in dispatch order); NULL: none. */
@@ -677,6 +681,7 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
         return;
     }
     r->open = false;
+    brc_debug("launch_exit d=%llu failed=%d", (unsigned long long)r->dispatch, launch_failed);
     if (launch_failed) {   /* nothing ran: forget the launch (an auto range made no range) */
         r->skip = true;
         launch_done(c, true);
@@ -731,6 +736,7 @@ void brc_launches_function(CUcontext ctx, CUfunction f)
     struct rec *r = open_rec(c);
     if (!r)
         return;
+    brc_debug("function d=%llu f=%p", (unsigned long long)r->dispatch, (void *)f);
     if (f != open_.last_f || ctx != open_.last_ctx) {   /* per thread: its last function */
         CUdevice dev = 0;
         bool have_dev = cuCtxGetDevice(&dev) == CUDA_SUCCESS;

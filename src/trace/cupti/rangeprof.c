@@ -51,6 +51,7 @@
  */
 #include "trace/cupti/brcupti.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,6 +79,7 @@ struct brc_rp_ctx {
     size_t nranges, capvals, capnames, taken;
     bool failed;
     bool reenable;             /* disabled at a module unload: enable at the next arm */
+    uint64_t start_gen;        /* brc_modules_loaded() at the last start */
 };
 
 /* The module's state: contexts (each allocated once, never moved: pointers
@@ -286,6 +288,25 @@ static char *range_name(const struct brc_rp_ctx *c, size_t i)
     return xstrdup(ri.rangeName);
 }
 
+/* The debug log's line for decoded range i (values already evaluated). */
+static void debug_range(const struct brc_rp_ctx *c, size_t i)
+{
+    if (!brc_cfg.debug)
+        return;
+    const double *v = c->vals + (c->nranges + i) * brc_cfg.nmetrics;
+    char bad[256] = "";
+    size_t nbad = 0, len = 0;
+    for (size_t m = 0; m < brc_cfg.nmetrics; m++)
+        if (!isfinite(v[m])) {
+            nbad++;
+            int k = snprintf(bad + len, sizeof(bad) - len, "%s%zu", len ? "," : "", m);
+            if (k > 0 && (size_t)k < sizeof(bad) - len)
+                len += (size_t)k;
+        }
+    brc_debug("range %zu/%zu nonfinite=%zu [%s] v0=%g %s", i, c->nranges + i, nbad, bad,
+              brc_cfg.nmetrics ? v[0] : 0.0, c->names[c->nranges + i] ? c->names[c->nranges + i] : "(none)");
+}
+
 /* Decodes the (stopped) image and appends every range's values and name. */
 static int decode(struct brc_rp_ctx *c)
 {
@@ -313,7 +334,10 @@ static int decode(struct brc_rp_ctx *c)
         ev.pMetricValues = c->vals + (c->nranges + i) * nm;
         CALL(cuptiProfilerHostEvaluateToGpuValues, &ev);
         c->names[c->nranges + i] = range_name(c, i);
+        debug_range(c, i);
     }
+    brc_debug("decoded ranges=%zu dropped=%zu counted=%zu", n, (size_t)dd.numOfRangeDropped,
+              c->st.in_image);
     c->nranges += n;
     rp.stats.ranges += n;
     rp.stats.ranges_counted += c->st.in_image;
@@ -341,6 +365,20 @@ static int checked(CUptiResult r, const char *fn)
 }
 
 static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name);
+
+static const char *step_name(unsigned step)
+{
+    switch (step) {
+    case RPT_SYNC: return "sync";
+    case RPT_POP: return "pop";
+    case RPT_STOP: return "stop";
+    case RPT_DECODE: return "decode";
+    case RPT_INIT: return "init";
+    case RPT_START: return "start";
+    case RPT_PUSH: return "push";
+    default: return "?";
+    }
+}
 
 /* cuptiRangeProfilerStart failed with r: startstop restarting a stopped
  * image gets the retry rptoggle gives (decode, init, start; full from then
@@ -399,9 +437,11 @@ static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
     case RPT_START: {
         CUpti_RangeProfiler_Start_Params sp = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
         sp.pRangeProfilerObject = c->obj;
+        c->start_gen = brc_modules_loaded();
         CUptiResult r = cuptiRangeProfilerStart(&sp);
         t->arms++;
         t->start_ms += now_ms() - t0;
+        brc_debug("step start rc=%d %.3fms", (int)r, now_ms() - t0);
         return r == CUPTI_SUCCESS ? 0 : start_failed(c, r);
     }
     case RPT_PUSH: {
@@ -418,6 +458,8 @@ static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
     *ms += now_ms() - t0;
     if (n)
         (*n)++;
+    brc_debug("step %s rc=%d %.3fms%s%s", step_name(step), rc, now_ms() - t0,
+              step == RPT_PUSH ? " " : "", step == RPT_PUSH && push_name ? push_name : "");
     return rc;
 }
 
@@ -485,6 +527,14 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
             c->failed = true;
             return -1;
         }
+    }
+    /* BENCHRUN_CUPTI_RESTART_ON_LOAD (experimental): a module loaded since the
+     * user-range profiler started; stopped and decoded, started again below. */
+    if (brc_cfg.restart_on_load && c->st.started && !c->st.pushed && rpt_user_ranges(c->st.mode) &&
+        c->start_gen != brc_modules_loaded()) {
+        rp.stats.restarts_on_load++;
+        if (run_steps(c, RPT_STOP | RPT_DECODE, NULL) != 0)
+            return -1;
     }
     /* An auto-range graph launch runs an unknown number of kernels: leave it half an image. */
     size_t limit = graph && !rpt_user_ranges(c->st.mode) ? brc_cfg.max_ranges / 2 : brc_cfg.max_ranges;
