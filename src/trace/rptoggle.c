@@ -15,10 +15,15 @@ void rpt_init(struct rpt_state *s, enum rpt_mode mode)
     s->mode = mode;
 }
 
-int rpt_parse(const char *text, enum rpt_mode *mode)
+enum rpt_mode rpt_default(bool sampled)
+{
+    return sampled ? RPT_USER : RPT_FULL;
+}
+
+int rpt_parse(const char *text, bool sampled, enum rpt_mode *mode)
 {
     if (!text || !*text) {
-        *mode = RPT_DEFAULT;
+        *mode = rpt_default(sampled);
         return 0;
     }
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)

@@ -5,14 +5,16 @@
  * two is BENCHRUN_CUPTI_TOGGLE (src/trace/cupti/rangeprof.c runs the calls):
  *   full       auto range; before each stretch of profiled launches the
  *              counter image is initialized, the config set and the profiler
- *              started, after it stopped and decoded (the default:
- *              measured on the H200, 53.8x six plain runs on axpy)
+ *              started, after it stopped and decoded (the default with
+ *              every launch profiled: measured on the H200, 53.8x six plain
+ *              runs on axpy when sampled)
  *   startstop  auto range; the image initialized and the config set once per
  *              image, each stretch only started and stopped, the image
  *              decoded when it is full or at the end (CUPTI documents no
  *              restart of a one-pass config after a Stop: a Start that fails
  *              there falls back to full for the rest of the run)
- *   user       user ranges; the profiler started once and kept started, one
+ *   user       (the default of sampled passes) user ranges; the profiler
+ *              started once and kept started, one
  *              pushed range per profiled launch (named by its dispatch id),
  *              the context synchronized before the push and before the pop
  *              so the range holds that kernel alone; decoded as startstop
@@ -32,12 +34,16 @@
 
 enum rpt_mode { RPT_FULL, RPT_STARTSTOP, RPT_USER, RPT_USER_ASYNC };
 
-/* full. user costs far less (axpy, six sampled passes of 20,001 launches on
- * the H200: 2.86x to 3.18x six plain runs in three device runs, full 53.8x)
- * but is wrong on PyTorch even with launches serialized: NaN values for some
- * launches, ranges that match no launch, and L2 bytes off by up to 244x one
- * launch's (docs/validation.md §12-13). */
-#define RPT_DEFAULT RPT_FULL
+/* The default: user ranges in sampled passes, full (auto range) with every
+ * launch profiled. Measured on the H200 (docs/validation.md §12-14): user
+ * costs far less (axpy, six sampled passes of 20,001 launches: about 3x six
+ * plain runs, full 53.8x); its pushed ranges hold the kernel's deterministic
+ * counts (the transformer's L2 and DRAM byte totals within 0.11 % of full),
+ * but some ranges come back NaN, more the longer the profiler runs between
+ * decodes (300 of 2,083 with a 2,000-range image, 8 with 16): sampled
+ * passes decode every BENCHRUN_CUPTI_MAX_RANGES (32) ranges and drop the
+ * NaN ones, which full collection cannot afford. */
+enum rpt_mode rpt_default(bool sampled);
 
 /* Steps, run in this order (lowest bit first). */
 enum {
@@ -62,8 +68,9 @@ struct rpt_state {
 };
 
 void rpt_init(struct rpt_state *s, enum rpt_mode mode);
-/* "full", "startstop", "user", "user-async" (NULL or "": RPT_DEFAULT). 0, or -1 with *mode unchanged. */
-int rpt_parse(const char *text, enum rpt_mode *mode);
+/* "full", "startstop", "user", "user-async" (NULL or "": rpt_default(sampled)).
+ * 0, or -1 with *mode unchanged. */
+int rpt_parse(const char *text, bool sampled, enum rpt_mode *mode);
 const char *rpt_name(enum rpt_mode mode);
 /* User ranges: ranges are the pushed ones, named "<dispatch>:<kernel>". */
 bool rpt_user_ranges(enum rpt_mode mode);

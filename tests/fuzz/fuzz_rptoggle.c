@@ -58,7 +58,7 @@ static void names(const uint8_t *data, size_t size)
             abort();
     }
     enum rpt_mode m;
-    if (rpt_parse(text, &m) == 0 && *text && strcmp(rpt_name(m), text) != 0)
+    if (rpt_parse(text, size % 2, &m) == 0 && *text && strcmp(rpt_name(m), text) != 0)
         abort();
     free(text);
 }

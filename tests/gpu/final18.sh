@@ -15,8 +15,8 @@
 #           unmatched ranges and the parameter-keyed sampling units
 #           (RESNET_ALL=0: ResNet-18's sampled run only)
 # TOGGLE (every part): BENCHRUN_CUPTI_TOGGLE, the range profiler's toggle
-# (full, startstop, user, user-async; unset: the library's default, user;
-# tests/gpu/toggle18.sh compares them).
+# (full, startstop, user, user-async; unset: the library's default, user in
+# sampled passes and full with every launch; tests/gpu/toggle18.sh compares them).
 #   smoke   the stages as they are now on axpy 1 + 2,000 launches: plain ->
 #           pmc (sampled) -> power -> analyze --power -> energy; FP32 FLOPs
 #           known (2 x 1,048,576 per launch: one FFMA per thread), launches
@@ -169,6 +169,10 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*", ""))):
           [l.get("units") for l in ls], [l.get("parameter_units") for l in ls],
           [l.get("parameter_keys_past_limit") for l in ls],
           [d.get("parameter_keys") for d in j if d.get("parameter_keys")][:1], units))
+    print("      dropped: nonfinite %s, module load in range %s; ranges past pushes %s" % (
+          sum(d.get("launches_nonfinite_dropped", 0) for d in j),
+          sum(d.get("launches_module_load_in_range", 0) for d in j),
+          sum(d.get("ranges_past_pushes", 0) for d in j)))
     for d in j:
         if d.get("ranges_unmatched_examples") or d.get("values_nonfinite"):
             print("      unmatched e.g. %s; nonfinite %s e.g. %s" % (d.get("ranges_unmatched_examples", [])[:2],

@@ -211,20 +211,26 @@ static void test_names(void **state)
     (void)state;
     enum rpt_mode m = RPT_USER;
     m = RPT_STARTSTOP;
-    assert_int_equal(rpt_parse(NULL, &m), 0);
-    assert_int_equal(m, RPT_FULL);   /* the default */
+    assert_int_equal(rpt_parse(NULL, false, &m), 0);
+    assert_int_equal(m, RPT_FULL);   /* the default with every launch profiled */
     m = RPT_STARTSTOP;
-    assert_int_equal(rpt_parse("", &m), 0);
+    assert_int_equal(rpt_parse("", false, &m), 0);
+    assert_int_equal(m, RPT_FULL);
+    assert_int_equal(rpt_parse(NULL, true, &m), 0);
+    assert_int_equal(m, RPT_USER);   /* ... and in sampled passes */
+    assert_int_equal(rpt_default(true), RPT_USER);
+    assert_int_equal(rpt_default(false), RPT_FULL);
+    assert_int_equal(rpt_parse("full", true, &m), 0);
     assert_int_equal(m, RPT_FULL);
     const char *const all[] = { "full", "startstop", "user", "user-async" };
     for (int i = 0; i < 4; i++) {
-        assert_int_equal(rpt_parse(all[i], &m), 0);
+        assert_int_equal(rpt_parse(all[i], i % 2 == 0, &m), 0);
         assert_int_equal(m, i);
         assert_string_equal(rpt_name(m), all[i]);
     }
     m = RPT_STARTSTOP;
-    assert_int_equal(rpt_parse("light", &m), -1);
-    assert_int_equal(rpt_parse("User", &m), -1);
+    assert_int_equal(rpt_parse("light", false, &m), -1);
+    assert_int_equal(rpt_parse("User", true, &m), -1);
     assert_int_equal(m, RPT_STARTSTOP);
     assert_false(rpt_user_ranges(RPT_STARTSTOP));
     assert_true(rpt_user_ranges(RPT_USER_ASYNC));

@@ -222,6 +222,7 @@ struct brc_rp_stats {
     uint64_t busy;                 /* profiled launches refused: a user range was open */
     uint64_t fallbacks;            /* startstop restarts that failed (full from then on) */
     uint64_t restarts_on_load;     /* BENCHRUN_CUPTI_RESTART_ON_LOAD restarts */
+    uint64_t ranges_past_pushes;   /* user ranges: decoded ranges past the pushed ones, left out */
     double enable_ms, init_ms, start_ms, stop_ms, decode_ms, push_ms, sync_ms;
 };
 void brc_rp_stats(struct brc_rp_stats *out);

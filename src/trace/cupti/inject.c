@@ -337,8 +337,8 @@ static void read_config(void)
     c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : c->sass;
     c->unload = c->nmetrics ? unload_mode(c->sass) : BRC_UNLOAD_KEEP;
     const char *toggle = getenv("BENCHRUN_CUPTI_TOGGLE");
-    if (rpt_parse(toggle, &c->toggle) != 0) {
-        c->toggle = RPT_DEFAULT;
+    if (rpt_parse(toggle, c->sampled, &c->toggle) != 0) {
+        c->toggle = rpt_default(c->sampled);
         fprintf(stderr, "benchrun-cupti: BENCHRUN_CUPTI_TOGGLE='%s' is not full, startstop, user "
                         "or user-async: %s\n", toggle, rpt_name(c->toggle));
     }
@@ -436,7 +436,8 @@ static void json_census(FILE *fp)
             lib.unl.probe < 0 ? "stand-in not taken" : probes[lib.unl.probe]);
     fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n  \"profiler_armed\": %llu,\n",
             (unsigned long long)rs.reenabled, (unsigned long long)rs.arms);
-    fprintf(fp, "  \"profiler_restarts_on_load\": %llu,\n", (unsigned long long)rs.restarts_on_load);
+    fprintf(fp, "  \"profiler_restarts_on_load\": %llu,\n  \"ranges_past_pushes\": %llu,\n",
+            (unsigned long long)rs.restarts_on_load, (unsigned long long)rs.ranges_past_pushes);
     json_toggle(fp, &rs);
 }
 

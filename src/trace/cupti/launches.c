@@ -60,6 +60,7 @@ struct rec {
     bool skip;                 /* the launch failed: it ran nothing */
     bool profiled;             /* a range is expected */
     bool joined;               /* its range came (vals) or never will */
+    bool tainted;              /* user range: a module was loaded while it was open */
     double dev_ns;             /* NaN until known */
     double *vals;              /* brc_cfg.nmetrics values */
 };
@@ -114,8 +115,10 @@ static struct {
      * (docs/validation.md §13), causes not found yet. */
     char *unmatched_ex[UNMATCHED_EXAMPLES];
     size_t nunmatched_ex;
-    uint64_t nonfinite;        /* counter values NaN or infinite */
+    uint64_t nonfinite;        /* counter values NaN or infinite (the launch's values dropped) */
     char *nonfinite_ex;
+    uint64_t nonfinite_dropped, tainted_dropped;   /* launches whose values were dropped */
+    int8_t *written;           /* [metric] 1: its rows are written, 0: not (user-range elapsed) */
 } ll = { .events_wanted = -1, .dur_idx = -1 };
 
 /* The launch this thread has open (between its launch API's entry and exit):
@@ -127,6 +130,7 @@ static __thread struct {
     CUstream stream;
     bool events;
     bool profiled;             /* its range is open (user ranges) or counted */
+    uint64_t loads;            /* brc_modules_loaded() when its range was pushed */
     CUfunction last_f;         /* cuFuncGetAttribute cache of this thread */
     CUcontext last_ctx;
     int regs, smem, local;
@@ -326,6 +330,22 @@ static void write_unit_row(const struct rec *r)
         fprintf(fp, "%llu,%u\n", (unsigned long long)r->dispatch, r->sig + 1);
 }
 
+/* Elapsed counters (gpu__time_duration, *cycles_elapsed*) of a user range
+ * span its push to its pop, host gaps included (NVIDIA developer forum,
+ * "Inflated Time Metrics For User Range Mode", CUDA 13.0): not the kernel's,
+ * so not written; the launch's device time comes from its events. */
+static bool metric_written(size_t m)
+{
+    if (!ll.written) {
+        ll.written = xmalloc(brc_cfg.nmetrics + 1);
+        for (size_t i = 0; i < brc_cfg.nmetrics; i++)
+            ll.written[i] = !(rpt_user_ranges(brc_cfg.toggle) &&
+                              (strstr(brc_cfg.metrics[i], "cycles_elapsed") ||
+                               strstr(brc_cfg.metrics[i], "gpu__time_duration")));
+    }
+    return ll.written[m];
+}
+
 static void write_rows(const struct lctx *c, const struct rec *r)
 {
     struct ktw_kernel row;
@@ -358,8 +378,10 @@ static void write_rows(const struct lctx *c, const struct rec *r)
     ll.profiled++;
     FILE *cf = counter_file();
     for (size_t m = 0; cf && m < brc_cfg.nmetrics; m++)
-        ktw_write_counter_row(cf, &row, brc_pid(), brc_cfg.metrics[m], r->vals[m]);
-    ll.counter_rows += brc_cfg.nmetrics;
+        if (metric_written(m)) {
+            ktw_write_counter_row(cf, &row, brc_pid(), brc_cfg.metrics[m], r->vals[m]);
+            ll.counter_rows++;
+        }
 }
 
 /* Writes the records whose rows are complete, in order (block: all of them,
@@ -445,16 +467,25 @@ static void unmatched(const char *name, const char *why)
         ll.unmatched_ex[ll.nunmatched_ex++] = xasprintf("%.100s (%s)", name ? name : "(no name)", why);
 }
 
+/* The range's values become the record's, unless one that is written is NaN
+ * or infinite: then the launch has no values (user ranges on the PyTorch
+ * steps, H200: every value of some ranges, docs/validation.md §14), as a
+ * NaN would make every estimate of its kernel NaN. */
 static void set_values(struct rec *r, const double *vals)
 {
-    size_t nm = brc_cfg.nmetrics;
-    r->vals = xmalloc((nm ? nm : 1) * sizeof(double));
-    memcpy(r->vals, vals, nm * sizeof(double));
+    size_t nm = brc_cfg.nmetrics, bad = 0;
     r->joined = true;
     for (size_t m = 0; m < nm; m++)
-        if (!isfinite(vals[m]) && ll.nonfinite++ == 0)
+        if (metric_written(m) && !isfinite(vals[m]) && bad++ == 0 && ll.nonfinite++ == 0)
             ll.nonfinite_ex = xasprintf("dispatch %llu, %.80s: %s", (unsigned long long)r->dispatch,
                                         brc_kstore_name(r->name), brc_cfg.metrics[m]);
+    if (bad) {
+        ll.nonfinite_dropped++;
+        kstat(r->name)->no_range++;
+        return;
+    }
+    r->vals = xmalloc((nm ? nm : 1) * sizeof(double));
+    memcpy(r->vals, vals, nm * sizeof(double));
 }
 
 /* User ranges are named "<dispatch>:<kernel>" (rangeprof.c): joined by the
@@ -477,6 +508,12 @@ static void join_by_dispatch(struct lctx *c, size_t n, const double *vals,
         if (!ll.name_example)
             ll.name_example = xasprintf("%.80s / %.80s", names[i], brc_kstore_mangled(r->name));
         ll.names_usable = 1;
+        if (r->tainted) {   /* the module's upload went through L2 and DRAM in its range */
+            r->joined = true;
+            ll.tainted_dropped++;
+            kstat(r->name)->no_range++;
+            continue;
+        }
         set_values(r, vals + i * brc_cfg.nmetrics);
     }
 }
@@ -625,6 +662,7 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     open_.dispatch = r->dispatch;
     open_.stream = l->stream;
     open_.profiled = profiled;
+    open_.loads = brc_modules_loaded();
     open_.events = l->has_stream && !l->late && wants_events(profiled);
     if (open_.events) {
         BRC_PHASE("recording the launch's begin event (cuEventRecord)");
@@ -689,6 +727,10 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
         return;
     }
     r->t1 = boot_ns();
+    /* a lazily loaded module (the first launch of its kernels) is loaded
+     * inside the launch call, after the push */
+    if (open_.profiled && rpt_user_ranges(brc_cfg.toggle) && brc_modules_loaded() != open_.loads)
+        r->tainted = true;
     if (open_.events && r->ev >= 0)
         r->ev_end = cuEventRecord(c->ev[2 * r->ev + 1], open_.stream) == CUDA_SUCCESS;
     launch_done(c, false);   /* after the end event: a sync before a pop must not delay it */
@@ -863,7 +905,10 @@ void brc_launches_json(FILE *fp)
         fputs(i ? ", " : "", fp);
         brc_json_str(fp, ll.unmatched_ex[i]);
     }
-    fprintf(fp, "],\n  \"values_nonfinite\": %llu,\n  \"values_nonfinite_example\": ",
+    fprintf(fp, "],\n  \"launches_nonfinite_dropped\": %llu,\n"
+                "  \"launches_module_load_in_range\": %llu,\n",
+            (unsigned long long)ll.nonfinite_dropped, (unsigned long long)ll.tainted_dropped);
+    fprintf(fp, "  \"values_nonfinite\": %llu,\n  \"values_nonfinite_example\": ",
             (unsigned long long)ll.nonfinite);
     if (ll.nonfinite_ex)
         brc_json_str(fp, ll.nonfinite_ex);
