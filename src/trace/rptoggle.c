@@ -62,6 +62,17 @@ bool rpt_range_dispatch(const char *name, uint64_t *dispatch)
     return true;
 }
 
+size_t rpt_ranges_kept(enum rpt_mode mode, size_t decoded, size_t pushed)
+{
+    return rpt_user_ranges(mode) && decoded > pushed ? pushed : decoded;
+}
+
+bool rpt_counter_spans_range(enum rpt_mode mode, const char *counter)
+{
+    return rpt_user_ranges(mode) && counter &&
+           (strstr(counter, "cycles_elapsed") || strstr(counter, "gpu__time_duration"));
+}
+
 unsigned rpt_profiled(const struct rpt_state *s, size_t limit)
 {
     bool user = rpt_user_ranges(s->mode);

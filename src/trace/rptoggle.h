@@ -81,6 +81,18 @@ bool rpt_user_ranges(enum rpt_mode mode);
 void rpt_range_name(char *buf, size_t size, uint64_t dispatch, const char *kernel);
 bool rpt_range_dispatch(const char *name, uint64_t *dispatch);
 
+/* Of `decoded` ranges of an image that holds `pushed` counted ranges, how
+ * many are real: user ranges, the first `pushed` (CUPTI 13.0 on the H200
+ * reported more, the extra ones NaN and named after earlier ranges:
+ * docs/validation.md §14); auto ranges, all of them (kernels no callback
+ * announced are ranges too). */
+size_t rpt_ranges_kept(enum rpt_mode mode, size_t decoded, size_t pushed);
+/* Whether a user range's value of this counter is not the kernel's: the
+ * elapsed counters (gpu__time_duration, *cycles_elapsed*) span the push to
+ * the pop, host gaps included (NVIDIA developer forum, "Inflated Time
+ * Metrics For User Range Mode", CUDA 13.0). */
+bool rpt_counter_spans_range(enum rpt_mode mode, const char *counter);
+
 /* Before a launch that is to be profiled; the image is decoded first once it
  * holds `limit` ranges. May include RPT_BUSY (then nothing else). */
 unsigned rpt_profiled(const struct rpt_state *s, size_t limit);

@@ -60,6 +60,11 @@ static void names(const uint8_t *data, size_t size)
     enum rpt_mode m;
     if (rpt_parse(text, size % 2, &m) == 0 && *text && strcmp(rpt_name(m), text) != 0)
         abort();
+    for (int k = 0; k < 4; k++)   /* only user ranges have counters spanning the range */
+        if (rpt_counter_spans_range((enum rpt_mode)k, text) && !rpt_user_ranges((enum rpt_mode)k))
+            abort();
+    if (rpt_ranges_kept(RPT_USER, size, size / 2) != size / 2 || rpt_ranges_kept(RPT_FULL, size, 1) != size)
+        abort();
     free(text);
 }
 

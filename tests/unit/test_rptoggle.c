@@ -206,6 +206,24 @@ static void test_range_names(void **state)
     }
 }
 
+static void test_user_range_values(void **state)
+{
+    (void)state;
+    /* the H200 case: 2,362 decoded for 2,000 pushed */
+    assert_int_equal(rpt_ranges_kept(RPT_USER, 2362, 2000), 2000);
+    assert_int_equal(rpt_ranges_kept(RPT_USER_ASYNC, 31, 16), 16);
+    assert_int_equal(rpt_ranges_kept(RPT_USER, 12, 16), 12);   /* fewer: all of them */
+    assert_int_equal(rpt_ranges_kept(RPT_FULL, 2362, 2000), 2362);   /* auto ranges: every kernel */
+    assert_int_equal(rpt_ranges_kept(RPT_STARTSTOP, 5, 0), 5);
+    assert_true(rpt_counter_spans_range(RPT_USER, "sm__cycles_elapsed.sum"));
+    assert_true(rpt_counter_spans_range(RPT_USER, "gpc__cycles_elapsed.max"));
+    assert_true(rpt_counter_spans_range(RPT_USER_ASYNC, "gpu__time_duration.sum"));
+    assert_false(rpt_counter_spans_range(RPT_USER, "sm__cycles_active.sum"));
+    assert_false(rpt_counter_spans_range(RPT_USER, "lts__t_bytes.sum"));
+    assert_false(rpt_counter_spans_range(RPT_FULL, "sm__cycles_elapsed.sum"));
+    assert_false(rpt_counter_spans_range(RPT_USER, NULL));
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -242,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_passes),         cmocka_unit_test(test_busy_and_failed),
         cmocka_unit_test(test_flush_finish_late), cmocka_unit_test(test_start_fallback),
         cmocka_unit_test(test_range_names),    cmocka_unit_test(test_names),
+        cmocka_unit_test(test_user_range_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

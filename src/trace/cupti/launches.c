@@ -330,18 +330,14 @@ static void write_unit_row(const struct rec *r)
         fprintf(fp, "%llu,%u\n", (unsigned long long)r->dispatch, r->sig + 1);
 }
 
-/* Elapsed counters (gpu__time_duration, *cycles_elapsed*) of a user range
- * span its push to its pop, host gaps included (NVIDIA developer forum,
- * "Inflated Time Metrics For User Range Mode", CUDA 13.0): not the kernel's,
- * so not written; the launch's device time comes from its events. */
+/* A user range's elapsed counters are not written (rptoggle.h): the
+ * launch's device time comes from its events. */
 static bool metric_written(size_t m)
 {
     if (!ll.written) {
         ll.written = xmalloc(brc_cfg.nmetrics + 1);
         for (size_t i = 0; i < brc_cfg.nmetrics; i++)
-            ll.written[i] = !(rpt_user_ranges(brc_cfg.toggle) &&
-                              (strstr(brc_cfg.metrics[i], "cycles_elapsed") ||
-                               strstr(brc_cfg.metrics[i], "gpu__time_duration")));
+            ll.written[i] = !rpt_counter_spans_range(brc_cfg.toggle, brc_cfg.metrics[i]);
     }
     return ll.written[m];
 }

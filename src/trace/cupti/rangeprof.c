@@ -320,14 +320,9 @@ static int decode(struct brc_rp_ctx *c)
     info.counterDataImageSize = c->data_size;
     CALL(cuptiRangeProfilerGetCounterDataInfo, &info);
     size_t nm = brc_cfg.nmetrics, n = info.numTotalRanges;
-    /* User ranges: CUPTI 13.0 on the H200 reported more ranges than were
-     * pushed (2,362 for 2,000 pushes), the ones past the pushes NaN and named
-     * after earlier ranges of the image (docs/validation.md §14): the pushed
-     * ranges are the first ones. */
-    if (rpt_user_ranges(c->st.mode) && n > c->st.in_image) {
-        rp.stats.ranges_past_pushes += n - c->st.in_image;
-        n = c->st.in_image;
-    }
+    size_t kept = rpt_ranges_kept(c->st.mode, n, c->st.in_image);
+    rp.stats.ranges_past_pushes += n - kept;
+    n = kept;
     xgrow((void **)&c->vals, &c->capvals, (c->nranges + n) * nm, sizeof(double));
     xgrow((void **)&c->names, &c->capnames, c->nranges + n, sizeof(char *));
     for (size_t i = 0; i < n; i++) {
