@@ -372,7 +372,8 @@ void xp_add_trace(struct xp_set *e, uint32_t kernel, uint64_t grid, uint64_t wg,
 {
     if (!e->frozen)
         freeze(e);
-    struct unit *u = &e->u[unit_of(e, kernel, grid, wg, variant)];
+    uint32_t ui = unit_of(e, kernel, grid, wg, variant);   /* may move e->u */
+    struct unit *u = &e->u[ui];
     if (!u->below)
         u->below = xcalloc(u->ns + 1, sizeof(*u->below));
     u->launches++;

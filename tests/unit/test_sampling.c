@@ -333,6 +333,35 @@ static uint32_t counter(const struct rp_agg *a, const char *name)
     return 0;
 }
 
+/* Units seen only in the trace (every launch of them without counters: on
+ * the H200, user ranges dropped with a NaN value or a module load) are made
+ * while the trace is read, after the samples; many of them move the unit
+ * array (ResNet-18's sampled run crashed analyze there, SIGSEGV). */
+static void test_trace_only_units(void **state)
+{
+    (void)state;
+    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true };
+    struct xp_set *e = xp_set_new(&s);
+    uint32_t smp = xp_add_sample(e, 0, 64, 128, 0, 1, 1000);
+    xp_add_value(e, smp, 0, 42);
+    xp_add_trace(e, 0, 64, 128, 0, 1, 1000);
+    for (uint32_t k = 1; k <= 300; k++)   /* 300 units without a profiled launch */
+        xp_add_trace(e, k, 64, 128, 0, 1 + k, 500);
+    const char *const counters[] = { "inst.sum" };
+    struct xp_out o;
+    xp_finish(e, 301, 1, 1, counters, &o);
+    assert_int_equal(o.launches[0], 1);
+    assert_int_equal(o.profiled[0], 1);
+    CLOSE(o.total[0], 42, 0);
+    assert_int_equal(o.uncounted, 300);
+    CLOSE(o.uncounted_ns, 300 * 500.0, 0);
+    assert_int_equal(o.uncounted_k[300], 1);
+    assert_int_equal(o.launches[300], 0);   /* counted as launches without counters */
+    assert_int_equal(o.profiled[300], 0);
+    xp_out_release(&o);
+    xp_set_free(e);
+}
+
 static void test_reader_sampled(void **state)
 {
     (void)state;
@@ -541,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_census_and_edges),
         cmocka_unit_test(test_t975),
         cmocka_unit_test(test_time_proportional),
+        cmocka_unit_test(test_trace_only_units),
         cmocka_unit_test(test_reader_sampled),
         cmocka_unit_test(test_reader_units),
         cmocka_unit_test_setup_teardown(test_sampfile, msgcap_setup, msgcap_teardown),
