@@ -13,7 +13,8 @@
 #   models  accuracy, sampled vs all: PyTorch transformer and ResNet-18 steps
 #           (tests/gpu/train_step.py); per pass the NaN counter values,
 #           unmatched ranges and the parameter-keyed sampling units
-#           (RESNET_ALL=0: ResNet-18's sampled run only)
+#           (RESNET_ALL=0: ResNet-18's sampled run only; MODELS_ALL=0: both
+#           sampled runs only, compared off the device with an earlier run)
 # TOGGLE (every part): BENCHRUN_CUPTI_TOGGLE, the range profiler's toggle
 # (full, startstop, user, user-async; unset: the library's default, user in
 # sampled passes and full with every launch; tests/gpu/toggle18.sh compares them).
@@ -169,9 +170,10 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*", ""))):
           [l.get("units") for l in ls], [l.get("parameter_units") for l in ls],
           [l.get("parameter_keys_past_limit") for l in ls],
           [d.get("parameter_keys") for d in j if d.get("parameter_keys")][:1], units))
-    print("      dropped: nonfinite %s, module load in range %s; ranges past pushes %s" % (
+    print("      dropped: nonfinite %s, module load in range %s; preloaded %s; ranges past pushes %s" % (
           sum(d.get("launches_nonfinite_dropped", 0) for d in j),
           sum(d.get("launches_module_load_in_range", 0) for d in j),
+          sum(d.get("functions_preloaded", 0) for d in j),
           sum(d.get("ranges_past_pushes", 0) for d in j)))
     for d in j:
         if d.get("ranges_unmatched_examples") or d.get("values_nonfinite"):
@@ -218,9 +220,9 @@ for j in glob.glob('$f/*_cupti.json'):
 fi
 if want models; then
     conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
-    pmc_pair transformer 200
+    pmc_pair transformer 200 $([ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
     conf resnet18 "PyTorch ResNet-18, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" resnet18 2
-    pmc_pair resnet18 200 $([ "${RESNET_ALL:-1}" = 0 ] && echo sampled)
+    pmc_pair resnet18 200 $([ "${RESNET_ALL:-1}" = 0 ] || [ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
 fi
 if want smoke; then
     conf smoke "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000

@@ -118,6 +118,7 @@ static struct {
     uint64_t nonfinite;        /* counter values NaN or infinite (the launch's values dropped) */
     char *nonfinite_ex;
     uint64_t nonfinite_dropped, tainted_dropped;   /* launches whose values were dropped */
+    uint64_t preloaded;        /* functions loaded before their user range (cuFuncLoad) */
     int8_t *written;           /* [metric] 1: its rows are written, 0: not (user-range elapsed) */
 } ll = { .events_wanted = -1, .dur_idx = -1 };
 
@@ -130,6 +131,7 @@ static __thread struct {
     CUstream stream;
     bool events;
     bool profiled;             /* its range is open (user ranges) or counted */
+    bool pending;              /* to be profiled: its user range is pushed with its function */
     uint64_t loads;            /* brc_modules_loaded() when its range was pushed */
     CUfunction last_f;         /* cuFuncGetAttribute cache of this thread */
     CUcontext last_ctx;
@@ -587,11 +589,11 @@ static void profiler_failed(struct lctx *c)
 /* Arms or disarms the context's profiler for this launch (dispatch: its id,
  * name: its kernel); whether it is profiled in the end (*range_open: it was
  * to be, but another thread's user range was open). */
-static bool steer_profiler(struct lctx *c, CUcontext ctx, const struct brc_launch *l, bool want,
+static bool steer_profiler(struct lctx *c, CUcontext ctx, bool late, bool graph, bool want,
                            uint64_t dispatch, uint32_t name, bool *range_open)
 {
     *range_open = false;
-    if (l->late)   /* already submitted: it became a range if auto ranges were being taken */
+    if (late)   /* already submitted: it became a range if auto ranges were being taken */
         return brc_rp_count_late(c->rp);
     if (want && !c->rp && !c->rp_failed) {
         c->rp = brc_rp_get(ctx);
@@ -599,7 +601,7 @@ static bool steer_profiler(struct lctx *c, CUcontext ctx, const struct brc_launc
     }
     if (!c->rp)
         return false;
-    int rc = want ? brc_rp_arm(c->rp, l->graph, dispatch, brc_kstore_mangled(name))
+    int rc = want ? brc_rp_arm(c->rp, graph, dispatch, brc_kstore_mangled(name))
                   : brc_rp_disarm(c->rp);
     join_values(c);   /* a disarm, or the decode of a full image, gave values */
     if (rc < 0) {
@@ -608,6 +610,38 @@ static bool steer_profiler(struct lctx *c, CUcontext ctx, const struct brc_launc
     }
     *range_open = rc > 0;
     return want && rc == 0;
+}
+
+/* Counts a launch that was to be profiled and is not. */
+static void count_unprofiled(uint32_t name, bool want, bool profiled, bool range_open, bool late)
+{
+    if (range_open) {
+        ll.range_open++;
+        kstat(name)->range_open++;
+    } else if (want && !profiled && !late) {
+        ll.dropped++;
+        kstat(name)->no_profiler++;
+    }
+}
+
+/* Lazy loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2)
+ * loads a function at its first launch, inside the launch call: inside its
+ * user range, whose L2 and DRAM counters then count the upload (on the H200
+ * the first launch of a PyTorch kernel showed 245x its L2 bytes). So the
+ * function is loaded before the push (cuFuncLoad, CUDA 12.4+, does nothing
+ * to a loaded one). A CUkernel passed as a CUfunction (cuBLAS 13) is loaded
+ * through its function in the current context. */
+static void preload(CUfunction f)
+{
+    CUfunctionLoadingState st;
+    if (cuFuncIsLoaded(&st, f) != CUDA_SUCCESS) {
+        CUfunction kf;
+        if (cuKernelGetFunction(&kf, (CUkernel)f) != CUDA_SUCCESS || cuFuncIsLoaded(&st, kf) != CUDA_SUCCESS)
+            return;
+        f = kf;
+    }
+    if (st == CU_FUNCTION_LOADING_STATE_UNLOADED && cuFuncLoad(f) == CUDA_SUCCESS)
+        ll.preloaded++;
 }
 
 void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
@@ -629,15 +663,14 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
         ll.graph_unprofiled++;
         kstat(name)->graph++;
     }
-    bool range_open;
-    bool profiled = steer_profiler(c, ctx, l, want, ll.dispatched + 1, name, &range_open);
-    if (range_open) {
-        ll.range_open++;
-        kstat(name)->range_open++;
-    } else if (want && !profiled && !l->late) {
-        ll.dropped++;
-        kstat(name)->no_profiler++;
-    }
+    /* A user range is pushed once the launch's function is known and loaded
+     * (brc_launches_function: the driver call, inside a runtime launch). */
+    bool defer = want && rpt_user_ranges(brc_cfg.toggle) && !l->late && !l->graph;
+    bool range_open = false;
+    bool profiled = !defer && steer_profiler(c, ctx, l->late, l->graph, want, ll.dispatched + 1, name,
+                                             &range_open);
+    if (!defer)
+        count_unprofiled(name, want, profiled, range_open, l->late);
     ll.launches++;
     kstat(name)->launches++;
     xgrow((void **)&c->r, &c->cap, c->n + 1, sizeof(*c->r));
@@ -658,7 +691,7 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     open_.dispatch = r->dispatch;
     open_.stream = l->stream;
     open_.profiled = profiled;
-    open_.loads = brc_modules_loaded();
+    open_.pending = defer;
     open_.events = l->has_stream && !l->late && wants_events(profiled);
     if (open_.events) {
         BRC_PHASE("recording the launch's begin event (cuEventRecord)");
@@ -715,6 +748,10 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
         return;
     }
     r->open = false;
+    if (open_.pending) {   /* no driver call named its function: not profiled */
+        open_.pending = false;
+        count_unprofiled(r->name, true, false, false, false);
+    }
     brc_debug("launch_exit d=%llu failed=%d", (unsigned long long)r->dispatch, launch_failed);
     if (launch_failed) {   /* nothing ran: forget the launch (an auto range made no range) */
         r->skip = true;
@@ -775,6 +812,16 @@ void brc_launches_function(CUcontext ctx, CUfunction f)
     if (!r)
         return;
     brc_debug("function d=%llu f=%p", (unsigned long long)r->dispatch, (void *)f);
+    if (open_.pending) {   /* the user range, pushed now */
+        open_.pending = false;
+        BRC_PHASE("loading the launched function before its user range (cuFuncLoad)");
+        preload(f);
+        bool range_open;
+        bool profiled = steer_profiler(c, ctx, false, false, true, r->dispatch, r->name, &range_open);
+        count_unprofiled(r->name, true, profiled, range_open, false);
+        r->profiled = open_.profiled = profiled;
+        open_.loads = brc_modules_loaded();
+    }
     if (f != open_.last_f || ctx != open_.last_ctx) {   /* per thread: its last function */
         CUdevice dev = 0;
         bool have_dev = cuCtxGetDevice(&dev) == CUDA_SUCCESS;
@@ -902,8 +949,9 @@ void brc_launches_json(FILE *fp)
         brc_json_str(fp, ll.unmatched_ex[i]);
     }
     fprintf(fp, "],\n  \"launches_nonfinite_dropped\": %llu,\n"
-                "  \"launches_module_load_in_range\": %llu,\n",
-            (unsigned long long)ll.nonfinite_dropped, (unsigned long long)ll.tainted_dropped);
+                "  \"launches_module_load_in_range\": %llu,\n  \"functions_preloaded\": %llu,\n",
+            (unsigned long long)ll.nonfinite_dropped, (unsigned long long)ll.tainted_dropped,
+            (unsigned long long)ll.preloaded);
     fprintf(fp, "  \"values_nonfinite\": %llu,\n  \"values_nonfinite_example\": ",
             (unsigned long long)ll.nonfinite);
     if (ll.nonfinite_ex)
