@@ -324,11 +324,6 @@ static void read_config(void)
             fprintf(stderr, "benchrun-cupti: BENCHRUN_CUPTI_SAMPLE='%s' is not FIRST:EVERY:BLOCKS:SEED: "
                             "every launch is profiled\n", sample);
     }
-    /* Ranges per counter image: a sampled pass decodes at every stretch of
-     * profiled launches, and on the H200 each decode and re-arm took ~150 ms
-     * with the 4,064-range image of full collection (docs/validation.md):
-     * a small image there. */
-    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES", c->sampled ? 32 : 2000, 1);
     const char *ser = getenv("BENCHRUN_CUPTI_SERIALIZE"), *pdl = getenv("BENCHRUN_CUPTI_STRIP_PDL");
     for (size_t i = 0; i < c->nmetrics; i++)   /* SASS-patched metrics: CUPTI instruments kernels */
         c->sass |= strstr(c->metrics[i], "__sass_") != NULL;
@@ -342,6 +337,14 @@ static void read_config(void)
         fprintf(stderr, "benchrun-cupti: BENCHRUN_CUPTI_TOGGLE='%s' is not full, startstop, user "
                         "or user-async: %s\n", toggle, rpt_name(c->toggle));
     }
+    /* Ranges per counter image. Auto ranges in a sampled pass decode at
+     * every stretch of profiled launches, and on the H200 each decode and
+     * re-arm took ~150 ms with the 4,064-range image of full collection
+     * (docs/validation.md §10): a small image there. User ranges decode only
+     * when the image is full, and each restart (stop, decode, start) cost
+     * ~25-100 ms: 128, one image for a plan's ~100 launches of a kernel. */
+    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES",
+                             !c->sampled ? 2000 : rpt_user_ranges(c->toggle) ? 128 : 32, 1);
     /* A user range holds whatever kernels run between its push and its pop:
      * with a second launching thread (PyTorch's autograd engine) another
      * launch's kernel could run in it. One launch at a time keeps each range

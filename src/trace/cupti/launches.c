@@ -118,7 +118,7 @@ static struct {
     uint64_t nonfinite;        /* counter values NaN or infinite (the launch's values dropped) */
     char *nonfinite_ex;
     uint64_t nonfinite_dropped, tainted_dropped;   /* launches whose values were dropped */
-    uint64_t preloaded;        /* functions loaded before their user range (cuFuncLoad) */
+    uint64_t preloaded;        /* module loads brought before a user range (preload) */
     int8_t *written;           /* [metric] 1: its rows are written, 0: not (user-range elapsed) */
 } ll = { .events_wanted = -1, .dur_idx = -1 };
 
@@ -633,15 +633,17 @@ static void count_unprofiled(uint32_t name, bool want, bool profiled, bool range
  * through its function in the current context. */
 static void preload(CUfunction f)
 {
-    CUfunctionLoadingState st;
+    uint64_t loads = brc_modules_loaded();
+    CUfunctionLoadingState st = CU_FUNCTION_LOADING_STATE_LOADED;
     if (cuFuncIsLoaded(&st, f) != CUDA_SUCCESS) {
-        CUfunction kf;
+        CUfunction kf;   /* cuKernelGetFunction may load it already */
         if (cuKernelGetFunction(&kf, (CUkernel)f) != CUDA_SUCCESS || cuFuncIsLoaded(&st, kf) != CUDA_SUCCESS)
-            return;
+            st = CU_FUNCTION_LOADING_STATE_LOADED;
         f = kf;
     }
-    if (st == CU_FUNCTION_LOADING_STATE_UNLOADED && cuFuncLoad(f) == CUDA_SUCCESS)
-        ll.preloaded++;
+    if (st == CU_FUNCTION_LOADING_STATE_UNLOADED)
+        cuFuncLoad(f);
+    ll.preloaded += brc_modules_loaded() != loads;   /* a module load we brought forward */
 }
 
 void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
