@@ -14,7 +14,8 @@
 #           (tests/gpu/train_step.py); per pass the NaN counter values,
 #           unmatched ranges and the parameter-keyed sampling units
 #           (RESNET_ALL=0: ResNet-18's sampled run only; MODELS_ALL=0: both
-#           sampled runs only, compared off the device with an earlier run)
+#           sampled runs only, compared off the device with an earlier run;
+#           RESNET=0: the transformer only)
 # TOGGLE (every part): BENCHRUN_CUPTI_TOGGLE, the range profiler's toggle
 # (full, startstop, user, user-async; unset: the library's default, user in
 # sampled passes and full with every launch; tests/gpu/toggle18.sh compares them).
@@ -222,7 +223,7 @@ if want models; then
     conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
     pmc_pair transformer 200 $([ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
     conf resnet18 "PyTorch ResNet-18, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" resnet18 2
-    pmc_pair resnet18 200 $([ "${RESNET_ALL:-1}" = 0 ] || [ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
+    [ "${RESNET:-1}" != 0 ] && pmc_pair resnet18 200 $([ "${RESNET_ALL:-1}" = 0 ] || [ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
 fi
 if want smoke; then
     conf smoke "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000

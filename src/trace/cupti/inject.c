@@ -340,11 +340,10 @@ static void read_config(void)
     /* Ranges per counter image. Auto ranges in a sampled pass decode at
      * every stretch of profiled launches, and on the H200 each decode and
      * re-arm took ~150 ms with the 4,064-range image of full collection
-     * (docs/validation.md §10): a small image there. User ranges decode only
-     * when the image is full, and each restart (stop, decode, start) cost
-     * ~25-100 ms: 128, one image for a plan's ~100 launches of a kernel. */
-    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES",
-                             !c->sampled ? 2000 : rpt_user_ranges(c->toggle) ? 128 : 32, 1);
+     * (docs/validation.md §10): a small image there. User ranges too: their
+     * start took longer with a larger image (axpy on the H200: 128 ranges
+     * per image, 2 starts per pass, cost more than 32 and 3 starts). */
+    c->max_ranges = env_size("BENCHRUN_CUPTI_MAX_RANGES", c->sampled ? 32 : 2000, 1);
     /* A user range holds whatever kernels run between its push and its pop:
      * with a second launching thread (PyTorch's autograd engine) another
      * launch's kernel could run in it. One launch at a time keeps each range

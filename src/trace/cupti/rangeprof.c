@@ -205,12 +205,18 @@ static int make_config(struct brc_rp_ctx *c)
 }
 
 /* Ranges the counter data image holds: twice the ranges after which it is
- * decoded. The ranges we count are the profiled launches of the launch
- * callbacks; kernels the driver runs that no launch callback announces would
- * otherwise write past a full image, and a graph launch has an unknown number
- * of kernels. */
+ * decoded. Auto ranges: the ranges we count are the profiled launches of the
+ * launch callbacks; kernels the driver runs that no launch callback announces
+ * would otherwise write past a full image, and a graph launch has an unknown
+ * number of kernels (64 more). */
 static size_t image_ranges(void)
 {
+    /* User ranges are the pushed ones, none unannounced; CUPTI 13.0 still
+     * reported up to twice the pushes (31 for 16, on the H200), and the
+     * profiler's start took longer the larger the image (H200, axpy: ~90 ms
+     * at 128 ranges, ~230 ms at 320). */
+    if (rpt_user_ranges(brc_cfg.toggle))
+        return 2 * brc_cfg.max_ranges + 8;
     return 2 * brc_cfg.max_ranges + 64;
 }
 
