@@ -23,7 +23,8 @@ benchrun pmc --launches all): only the counters matching --only (the
 deterministic counts) are checked, none is expected exact, the interval
 must cover the full value up to 1e-6 (the same count in another run), and
 each (pass, counter) total over the kernels is printed as a TOTAL line,
-every counter's ("checked" marks those asserted on).
+every counter's, with its interval (the kernels' half-widths in quadrature)
+and whether it covers the full value ("checked" marks those asserted on).
 Prints the coverage, the largest relative error and interval; exit 1 on
 any failure.
 """
@@ -73,7 +74,7 @@ def main():
         only = re.compile(args[j + 1])
         del args[j:j + 2]
     full, sampled_dirs = args[0], args[1:]
-    tot_est, tot_true = defaultdict(float), defaultdict(float)
+    tot_est, tot_true, tot_var = defaultdict(float), defaultdict(float), defaultdict(float)
     true = defaultdict(float)
     for f in glob.glob(os.path.join(full, "*", "*_counter_collection.csv")):
         p = os.path.basename(os.path.dirname(f))
@@ -90,6 +91,8 @@ def main():
             t, est = true[key], float(r["value"])
             tot_est[key[0], key[2]] += est
             tot_true[key[0], key[2]] += t
+            h = float(r["ci95_half"]) if r["ci95_half"] else 0.0
+            tot_var[key[0], key[2]] += h * h if h == h else 0.0
             if only and not only.search(r["counter"]):
                 continue
             half = float(r["ci95_half"]) if r["ci95_half"] else float("nan")
@@ -115,8 +118,10 @@ def main():
     if separate:
         for (p, c), e in sorted(tot_est.items()):
             t = tot_true[p, c]
-            print("TOTAL %s %s sampled %.6g all %.6g (%+.3f %%)%s"
-                  % (p, c, e, t, 100 * (e - t) / t if t else 0,
+            half = tot_var[p, c] ** 0.5   # the kernels' 95 % half-widths in quadrature
+            print("TOTAL %s %s sampled %.6g all %.6g (%+.3f %%, interval +-%.3f %%, %s)%s"
+                  % (p, c, e, t, 100 * (e - t) / t if t else 0, 100 * half / t if t else 0,
+                     "covers" if abs(e - t) <= half + 1e-6 * abs(t) else "misses",
                      " checked" if not only or only.search(c) else ""))
     print("%d estimates in %d run(s), %d failures, coverage %.2f %%, largest error %.3f %%, "
           "widest interval %.3f %%" % (n, len(sampled_dirs), len(bad), 100 * cov, 100 * worst,

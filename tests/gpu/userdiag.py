@@ -72,12 +72,11 @@ def main():
         vals, names, js, logs = load(d)
         print("== %s" % v)
         for j in js:
-            print("  launches %s profiled %s ranges %s unmatched %s no_range %s nonfinite %s armed %s "
-                  "restarts_on_load %s modules_loaded %s threads %s err %s" % (
-                      j.get("launches"), j.get("launches_profiled"), j.get("ranges"),
+            print("  launches %s profiled %s ranges past pushes %s unmatched %s no_range %s nonfinite %s "
+                  "armed %s modules_loaded %s threads %s err %s" % (
+                      j.get("launches"), j.get("launches_profiled"), j.get("ranges_past_pushes"),
                       j.get("ranges_unmatched"), j.get("launches_without_range"),
                       j.get("values_nonfinite"), j.get("profiler_armed"),
-                      j.get("profiler_restarts_on_load"),
                       (j.get("launch_census") or {}).get("modules_loaded"),
                       (j.get("launch_census") or {}).get("threads"), (j.get("error") or "")[:80]))
             for e in (j.get("ranges_unmatched_examples") or [])[:4]:

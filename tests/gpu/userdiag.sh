@@ -7,7 +7,6 @@
 #   full          the default toggle: the reference, launch by launch
 #   user          BENCHRUN_CUPTI_TOGGLE=user
 #   user_eager    the same with CUDA_MODULE_LOADING=EAGER (no lazy loading)
-#   user_reload   the same with BENCHRUN_CUPTI_RESTART_ON_LOAD=1
 #   user_small    the same with BENCHRUN_CUPTI_MAX_RANGES=16
 # then tests/gpu/userdiag.py: per variant ranges, NaN values, unmatched
 # ranges, what NaN ranges have in common, and each launch's values against
@@ -26,7 +25,7 @@ DEADLINE_S=${DEADLINE_S:-500}
 STAGE_S=${STAGE_S:-150}
 PASS=${PASS:-03_memory_bf16}
 STEPS=${STEPS:-1}
-VARIANTS=${VARIANTS:-full user user_eager user_reload user_small}
+VARIANTS=${VARIANTS:-full user user_eager user_small}
 LOGNAME_=userdiag
 . "$ROOT/tests/gpu/lib.sh"
 T=$O/table.txt
@@ -47,7 +46,6 @@ for v in $VARIANTS; do
     esac
     case $v in
         user_eager) envs+=(CUDA_MODULE_LOADING=EAGER) ;;
-        user_reload) envs+=(BENCHRUN_CUPTI_RESTART_ON_LOAD=1) ;;
         user_small) envs+=(BENCHRUN_CUPTI_MAX_RANGES=16) ;;
     esac
     mkdir -p "$W/runs/$v"

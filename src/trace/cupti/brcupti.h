@@ -59,8 +59,6 @@ struct brc_config {
     size_t buffer_bytes;   /* activity buffer size (BENCHRUN_CUPTI_BUFFER_KB) */
     size_t flush_records;  /* trace: write rows when this many are held */
     bool verbose;          /* BENCHRUN_CUPTI_VERBOSE=1: progress on stderr */
-    bool restart_on_load;  /* BENCHRUN_CUPTI_RESTART_ON_LOAD=1 (experimental): user ranges
-                              stop, decode and start again after a module load */
     bool debug;            /* BENCHRUN_CUPTI_DEBUG=1: <prefix>_debug.log, every launch,
                               profiler call, module load and decoded range (brc_debug) */
     size_t devbuf_bytes;   /* CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 0 = CUPTI default */
@@ -221,11 +219,12 @@ struct brc_rp_stats {
     uint64_t stops, inits, decodes, pushes, syncs, flushes;
     uint64_t busy;                 /* profiled launches refused: a user range was open */
     uint64_t fallbacks;            /* startstop restarts that failed (full from then on) */
-    uint64_t restarts_on_load;     /* BENCHRUN_CUPTI_RESTART_ON_LOAD restarts */
     uint64_t ranges_past_pushes;   /* user ranges: decoded ranges past the pushed ones, left out */
     double enable_ms, init_ms, start_ms, stop_ms, decode_ms, push_ms, sync_ms;
 };
 void brc_rp_stats(struct brc_rp_stats *out);
+/* Ranges a counter data image holds (the JSON's image_ranges). */
+size_t brc_rp_image_ranges(void);
 
 /* ---- launches.c (lock held) -------------------------------------------------------- */
 

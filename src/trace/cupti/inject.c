@@ -353,8 +353,6 @@ static void read_config(void)
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
-    const char *restart = getenv("BENCHRUN_CUPTI_RESTART_ON_LOAD");
-    c->restart_on_load = restart && strcmp(restart, "1") == 0;
     const char *debug = getenv("BENCHRUN_CUPTI_DEBUG");
     c->debug = debug && strcmp(debug, "1") == 0;
 }
@@ -410,7 +408,7 @@ static void json_toggle(FILE *fp, const struct brc_rp_stats *rs)
                 "\"push_pop\": %.1f, \"sync\": %.1f, \"image_ranges\": %zu},\n",
             rs->enable_ms, rs->init_ms + rs->start_ms, rs->stop_ms + rs->decode_ms, rs->init_ms,
             rs->start_ms, rs->stop_ms, rs->decode_ms, rs->push_ms, rs->sync_ms,
-            2 * brc_cfg.max_ranges + 64);
+            brc_rp_image_ranges());
     fprintf(fp, "  \"ranges_counted\": %llu,\n", (unsigned long long)rs->ranges_counted);
 }
 
@@ -438,8 +436,7 @@ static void json_census(FILE *fp)
             lib.unl.probe < 0 ? "stand-in not taken" : probes[lib.unl.probe]);
     fprintf(fp, "  \"profiler_reenabled_after_unload\": %llu,\n  \"profiler_armed\": %llu,\n",
             (unsigned long long)rs.reenabled, (unsigned long long)rs.arms);
-    fprintf(fp, "  \"profiler_restarts_on_load\": %llu,\n  \"ranges_past_pushes\": %llu,\n",
-            (unsigned long long)rs.restarts_on_load, (unsigned long long)rs.ranges_past_pushes);
+    fprintf(fp, "  \"ranges_past_pushes\": %llu,\n", (unsigned long long)rs.ranges_past_pushes);
     json_toggle(fp, &rs);
 }
 

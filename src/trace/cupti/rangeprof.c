@@ -79,7 +79,6 @@ struct brc_rp_ctx {
     size_t nranges, capvals, capnames, taken;
     bool failed;
     bool reenable;             /* disabled at a module unload: enable at the next arm */
-    uint64_t start_gen;        /* brc_modules_loaded() at the last start */
 };
 
 /* The module's state: contexts (each allocated once, never moved: pointers
@@ -209,7 +208,7 @@ static int make_config(struct brc_rp_ctx *c)
  * launch callbacks; kernels the driver runs that no launch callback announces
  * would otherwise write past a full image, and a graph launch has an unknown
  * number of kernels (64 more). */
-static size_t image_ranges(void)
+size_t brc_rp_image_ranges(void)
 {
     /* User ranges are the pushed ones, none unannounced; CUPTI 13.0 still
      * reported up to twice the pushes (31 for 16, on the H200), and the
@@ -237,7 +236,7 @@ static int init_image(struct brc_rp_ctx *c)
     sc.pCounterDataImage = c->data;
     sc.range = rpt_user_ranges(c->st.mode) ? CUPTI_UserRange : CUPTI_AutoRange;
     sc.replayMode = brc_cfg.kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
-    sc.maxRangesPerPass = image_ranges();
+    sc.maxRangesPerPass = brc_rp_image_ranges();
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
@@ -259,8 +258,8 @@ static int enable_profiler(struct brc_rp_ctx *c)
     ds.pRangeProfilerObject = c->obj;
     ds.pMetricNames = (const char **)brc_cfg.metrics;
     ds.numMetrics = brc_cfg.nmetrics;
-    ds.maxNumOfRanges = image_ranges();
-    ds.maxNumRangeTreeNodes = (uint32_t)image_ranges();
+    ds.maxNumOfRanges = brc_rp_image_ranges();
+    ds.maxNumRangeTreeNodes = (uint32_t)brc_rp_image_ranges();
     CALL(cuptiRangeProfilerGetCounterDataSize, &ds);
     if (!c->data || ds.counterDataSize != c->data_size) {
         free(c->data);
@@ -446,7 +445,6 @@ static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
     case RPT_START: {
         CUpti_RangeProfiler_Start_Params sp = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
         sp.pRangeProfilerObject = c->obj;
-        c->start_gen = brc_modules_loaded();
         CUptiResult r = cuptiRangeProfilerStart(&sp);
         t->arms++;
         t->start_ms += now_ms() - t0;
@@ -536,14 +534,6 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
             c->failed = true;
             return -1;
         }
-    }
-    /* BENCHRUN_CUPTI_RESTART_ON_LOAD (experimental): a module loaded since the
-     * user-range profiler started; stopped and decoded, started again below. */
-    if (brc_cfg.restart_on_load && c->st.started && !c->st.pushed && rpt_user_ranges(c->st.mode) &&
-        c->start_gen != brc_modules_loaded()) {
-        rp.stats.restarts_on_load++;
-        if (run_steps(c, RPT_STOP | RPT_DECODE, NULL) != 0)
-            return -1;
     }
     /* An auto-range graph launch runs an unknown number of kernels: leave it half an image. */
     size_t limit = graph && !rpt_user_ranges(c->st.mode) ? brc_cfg.max_ranges / 2 : brc_cfg.max_ranges;
