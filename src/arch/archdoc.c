@@ -497,5 +497,9 @@ void archdoc_header(struct strbuf *out)
         "(rocprofv3), the ratio to the traced time. Each\n"
         "estimate's 95 % interval is in the analysis folder's launch_sampling.csv, and the\n"
         "profile's `CHECK_SAMPLING_PCT` data check flags intervals wider than that share\n"
-        "(README \"Launch sampling\", src/read/extrapolate.h).\n\n");
+        "(README \"Launch sampling\", src/read/extrapolate.h). NVIDIA's sampled passes\n"
+        "collect in CUPTI user ranges, whose elapsed counters (`gpu__time_duration.sum`,\n"
+        "`sm__cycles_elapsed.sum`) span the range, not the kernel, and are not written:\n"
+        "there `eff_clock_MHz` and `clock_MHz_{pass}` are empty and the clock comes from\n"
+        "the power run or `--clock-mhz`.\n\n");
 }
