@@ -110,9 +110,8 @@ static struct {
     uint64_t launches, profiled, counter_rows, trace_rows;
     uint64_t unmatched, no_range, resynced, dropped, captured, graph_unprofiled, failed;
     uint64_t range_open;       /* to be profiled, but another thread's user range was open */
-    /* Diagnostics of ranges that came back wrong (JSON): user ranges on the
-     * PyTorch steps decoded more ranges than were pushed, and NaN values
-     * (docs/validation.md §13), causes not found yet. */
+    /* Diagnostics of ranges that came back wrong (JSON; docs/validation.md
+     * §13-14): ranges no launch takes, and NaN values. */
     char *unmatched_ex[UNMATCHED_EXAMPLES];
     size_t nunmatched_ex;
     uint64_t nonfinite;        /* counter values NaN or infinite (the launch's values dropped) */
@@ -634,14 +633,14 @@ static void count_unprofiled(uint32_t name, bool want, bool profiled, bool range
 static void preload(CUfunction f)
 {
     uint64_t loads = brc_modules_loaded();
-    CUfunctionLoadingState st = CU_FUNCTION_LOADING_STATE_LOADED;
-    if (cuFuncIsLoaded(&st, f) != CUDA_SUCCESS) {
-        CUfunction kf;   /* cuKernelGetFunction may load it already */
+    CUfunctionLoadingState st;
+    CUfunction kf = NULL;
+    if (cuFuncIsLoaded(&st, f) != CUDA_SUCCESS) {   /* cuKernelGetFunction may load it already */
         if (cuKernelGetFunction(&kf, (CUkernel)f) != CUDA_SUCCESS || cuFuncIsLoaded(&st, kf) != CUDA_SUCCESS)
-            st = CU_FUNCTION_LOADING_STATE_LOADED;
+            kf = NULL, st = CU_FUNCTION_LOADING_STATE_LOADED;
         f = kf;
     }
-    if (st == CU_FUNCTION_LOADING_STATE_UNLOADED)
+    if (f && st == CU_FUNCTION_LOADING_STATE_UNLOADED)
         cuFuncLoad(f);
     ll.preloaded += brc_modules_loaded() != loads;   /* a module load we brought forward */
 }
