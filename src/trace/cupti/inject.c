@@ -24,7 +24,8 @@
  *                           parameter key too (default 1; trace/paramkey.h, params.c)
  *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls
  *                           between profiled and unprofiled launches (trace/rptoggle.h,
- *                           rangeprof.c; default full, the others experimental)
+ *                           rangeprof.c; default user in sampled passes, full with
+ *                           every launch profiled; startstop, user-async experimental)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and

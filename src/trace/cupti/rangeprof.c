@@ -10,16 +10,19 @@
  * profiled launch, brc_rp_launch_done after it, brc_rp_disarm before a launch
  * that is not. Which CUPTI calls those make is BENCHRUN_CUPTI_TOGGLE
  * (trace/rptoggle.h, the steps run here in its order):
- *   full (default), startstop: CUPTI_AutoRange, each kernel that runs while
+ *   full (the default with every launch profiled), startstop: CUPTI_AutoRange, each kernel that runs while
  *     the profiler is started is one range, in launch order (auto range
  *     serializes kernels), named by CUPTI after the kernel, which launches.c
  *     uses to check its join. full starts the profiler (image initialized,
  *     config set) before each stretch of profiled launches and stops and
  *     decodes it after; startstop only starts and stops per stretch and
  *     decodes when the image is full or at the end.
- *   user, user-async: CUPTI_UserRange, the profiler started once; each
- *     profiled launch is one pushed range named "<dispatch>:<kernel>"
- *     (launches.c joins by the dispatch id); work outside a pushed range is
+ *   user (the default of sampled passes), user-async: CUPTI_UserRange, the
+ *     profiler started once per image; each profiled launch is one pushed
+ *     range named "<dispatch>:<kernel>", pushed at its driver call once its
+ *     function is loaded (launches.c, which joins by the dispatch id and
+ *     drops NaN ranges); only the pushed ranges of a decode are read
+ *     (rpt_ranges_kept); work outside a pushed range is
  *     in no range (NVIDIA's range_profiling sample, CUDA 12.6+, launches a
  *     kernel after its last pop and before the stop: it gets no range).
  *     user synchronizes the context before the push and before the pop, so
