@@ -116,7 +116,7 @@ long ncu_write_counter_collection(const struct ncu_table *t, const char *const *
             free(cols);
             return -1;
         }
-        long pid = (long)num_at(t, r, pidc, 0);
+        long pid = (long)int_at(t, r, pidc, 0, 4194304.0 /* Linux's PID_MAX_LIMIT, 2^22 */);
         for (size_t m = 0; m < n; m++) {
             double v;
             if (ncu_parse_number(ncu_table_cell(t, r, (size_t)cols[m]), &v) < 0)

@@ -87,16 +87,17 @@ static void test_convert(void **state)
 }
 
 /* Found by fuzz_ncu_csv: cells far outside an integer column's range
- * (ID 1e125, a negative size, a duration of -5) fall back to the defaults
- * instead of an undefined float-to-integer conversion. */
+ * (ID 1e125, a negative size, a duration of -5, Process ID 6.6e99) fall back
+ * to the defaults instead of an undefined float-to-integer conversion. */
 static void test_out_of_range(void **state)
 {
     (void)state;
     static const char csv[] =
         "\"ID\",\"Kernel Name\",\"Stream\",\"Device\",\"launch__registers_per_thread\","
-        "\"launch__shared_mem_per_block_static\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\"\n"
-        "\"\",\"\",\"\",\"\",\"register/thread\",\"byte/block\",\"ns\",\"byte\"\n"
-        "\"1e125\",\"k\",\"-1e300\",\"5e9\",\"1e40\",\"-8\",\"-5\",\"7\"\n";
+        "\"launch__shared_mem_per_block_static\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\","
+        "\"Process ID\"\n"
+        "\"\",\"\",\"\",\"\",\"register/thread\",\"byte/block\",\"ns\",\"byte\",\"\"\n"
+        "\"1e125\",\"k\",\"-1e300\",\"5e9\",\"1e40\",\"-8\",\"-5\",\"7\",\"6.6e99\"\n";
     struct ncu_table t;
     assert_int_equal(ncu_csv_parse(csv, sizeof(csv) - 1, "fx", &t), 0);
     char *buf = NULL;
@@ -104,8 +105,8 @@ static void test_out_of_range(void **state)
     FILE *fp = open_memstream(&buf, &len);
     assert_int_equal(ncu_write_counter_collection(&t, NULL, "fx", fp), 2);   /* two metrics */
     fclose(fp);
-    /* dispatch id = row 0 + 1, agent/stream/VGPR/LDS 0, duration 0 */
-    assert_non_null(strstr(buf, "\n1,1,\"Agent 0\",0,"));
+    /* dispatch id = row 0 + 1, agent/stream/VGPR/LDS 0, duration 0, process 0 */
+    assert_non_null(strstr(buf, "\n1,1,\"Agent 0\",0,0,"));
     assert_non_null(strstr(buf, ",\"dram__bytes_read.sum\",7.000000,0,0\n"));
     free(buf);
     ncu_table_release(&t);
