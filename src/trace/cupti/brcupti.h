@@ -132,9 +132,15 @@ void brc_phase(const char *s);
 
 /* Records the first error (printf-style) and prints it to stderr. */
 void brc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* One line of <prefix>_debug.log (BENCHRUN_CUPTI_DEBUG=1; nothing otherwise),
- * after the milliseconds since the library started. Any lock state. */
+/* One line of <prefix>_debug.log (BENCHRUN_CUPTI_DEBUG=1), after a
+ * CLOCK_MONOTONIC time in ms. Any lock state. BRC_DEBUG evaluates its
+ * arguments only when the log is on (it is called on every launch). */
 void brc_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define BRC_DEBUG(...)                                                           \
+    do {                                                                         \
+        if (brc_cfg.debug)                                                       \
+            brc_debug(__VA_ARGS__);                                              \
+    } while (0)
 /* Name of a CUPTI result. */
 const char *brc_cupti_str(CUptiResult r);
 /* Path <out_dir>/<prefix>_<suffix>; caller frees. */

@@ -185,8 +185,6 @@ static FILE *debug_fp;
 
 void brc_debug(const char *fmt, ...)
 {
-    if (!brc_cfg.debug)
-        return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     pthread_mutex_lock(&debug_lock);
@@ -1082,7 +1080,7 @@ static void on_module_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd
     const CUpti_ModuleResourceData *md = rd->resourceDescriptor;
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {   /* no lock: inside the driver's load */
         __atomic_fetch_add(&lib.census.modules_loaded, 1, __ATOMIC_RELAXED);
-        brc_debug("module_loaded id=%u tid=%ld", md ? md->moduleId : 0u, (long)syscall(SYS_gettid));
+        BRC_DEBUG("module_loaded id=%u tid=%ld", md ? md->moduleId : 0u, (long)syscall(SYS_gettid));
         if (tls.loading_standin && md)
             tls.standin_id = md->moduleId;
     } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING && tls.unloading && md &&
@@ -1170,7 +1168,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         /* a launch made from inside our own work (CUPTI or the driver working
          * for a profiler call of ours): never profiled, never recursed into */
         __atomic_fetch_add(&lib.census.reentrant, 1, __ATOMIC_RELAXED);
-        brc_debug("reentrant %s site=%d", cb->functionName ? cb->functionName : "?", (int)cb->callbackSite);
+        BRC_DEBUG("reentrant %s site=%d", cb->functionName ? cb->functionName : "?", (int)cb->callbackSite);
     } else {
         tls.in_callback = 1;
         on_api(dom, id, data);

@@ -702,7 +702,7 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     }
     r->t0 = boot_ns();
     r->t1 = r->t0;
-    brc_debug("launch d=%llu profiled=%d want=%d open=%d late=%d graph=%d tid=%llu stream=%p key=%llx %s",
+    BRC_DEBUG("launch d=%llu profiled=%d want=%d open=%d late=%d graph=%d tid=%llu stream=%p key=%llx %s",
               (unsigned long long)r->dispatch, profiled, want, range_open, l->late, l->graph,
               (unsigned long long)r->tid, (void *)l->stream, (unsigned long long)l->param_key,
               brc_kstore_name(name));
@@ -753,7 +753,7 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
         open_.pending = false;
         count_unprofiled(r->name, true, false, false, false);
     }
-    brc_debug("launch_exit d=%llu failed=%d", (unsigned long long)r->dispatch, launch_failed);
+    BRC_DEBUG("launch_exit d=%llu failed=%d", (unsigned long long)r->dispatch, launch_failed);
     if (launch_failed) {   /* nothing ran: forget the launch (an auto range made no range) */
         r->skip = true;
         launch_done(c, true);
@@ -812,7 +812,7 @@ void brc_launches_function(CUcontext ctx, CUfunction f)
     struct rec *r = open_rec(c);
     if (!r)
         return;
-    brc_debug("function d=%llu f=%p", (unsigned long long)r->dispatch, (void *)f);
+    BRC_DEBUG("function d=%llu f=%p", (unsigned long long)r->dispatch, (void *)f);
     if (open_.pending) {   /* the user range, pushed now */
         open_.pending = false;
         BRC_PHASE("loading the launched function before its user range (cuFuncLoad)");

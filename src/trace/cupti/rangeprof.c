@@ -299,8 +299,6 @@ static char *range_name(const struct brc_rp_ctx *c, size_t i)
 /* The debug log's line for decoded range i (values already evaluated). */
 static void debug_range(const struct brc_rp_ctx *c, size_t i)
 {
-    if (!brc_cfg.debug)
-        return;
     const double *v = c->vals + (c->nranges + i) * brc_cfg.nmetrics;
     char bad[256] = "";
     size_t nbad = 0, len = 0;
@@ -311,7 +309,7 @@ static void debug_range(const struct brc_rp_ctx *c, size_t i)
             if (k > 0 && (size_t)k < sizeof(bad) - len)
                 len += (size_t)k;
         }
-    brc_debug("range %zu/%zu nonfinite=%zu [%s] v0=%g %s", i, c->nranges + i, nbad, bad,
+    BRC_DEBUG("range %zu/%zu nonfinite=%zu [%s] v0=%g %s", i, c->nranges + i, nbad, bad,
               brc_cfg.nmetrics ? v[0] : 0.0, c->names[c->nranges + i] ? c->names[c->nranges + i] : "(none)");
 }
 
@@ -345,9 +343,10 @@ static int decode(struct brc_rp_ctx *c)
         ev.pMetricValues = c->vals + (c->nranges + i) * nm;
         CALL(cuptiProfilerHostEvaluateToGpuValues, &ev);
         c->names[c->nranges + i] = range_name(c, i);
-        debug_range(c, i);
+        if (brc_cfg.debug)
+            debug_range(c, i);
     }
-    brc_debug("decoded ranges=%zu dropped=%zu counted=%zu", n, (size_t)dd.numOfRangeDropped,
+    BRC_DEBUG("decoded ranges=%zu dropped=%zu counted=%zu", n, (size_t)dd.numOfRangeDropped,
               c->st.in_image);
     c->nranges += n;
     rp.stats.ranges += n;
@@ -451,7 +450,7 @@ static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
         CUptiResult r = cuptiRangeProfilerStart(&sp);
         t->arms++;
         t->start_ms += now_ms() - t0;
-        brc_debug("step start rc=%d %.3fms", (int)r, now_ms() - t0);
+        BRC_DEBUG("step start rc=%d %.3fms", (int)r, now_ms() - t0);
         return r == CUPTI_SUCCESS ? 0 : start_failed(c, r);
     }
     case RPT_PUSH: {
@@ -468,7 +467,7 @@ static int run_step(struct brc_rp_ctx *c, unsigned step, const char *push_name)
     *ms += now_ms() - t0;
     if (n)
         (*n)++;
-    brc_debug("step %s rc=%d %.3fms%s%s", step_name(step), rc, now_ms() - t0,
+    BRC_DEBUG("step %s rc=%d %.3fms%s%s", step_name(step), rc, now_ms() - t0,
               step == RPT_PUSH ? " " : "", step == RPT_PUSH && push_name ? push_name : "");
     return rc;
 }
