@@ -464,20 +464,25 @@ static void unmatched(const char *name, const char *why)
         ll.unmatched_ex[ll.nunmatched_ex++] = xasprintf("%.100s (%s)", name ? name : "(no name)", why);
 }
 
-/* The range's values become the record's, unless one that is written is NaN
- * or infinite: then the launch has no values (user ranges on the PyTorch
- * steps, H200: every value of some ranges, docs/validation.md §14), as a
- * NaN would make every estimate of its kernel NaN. */
+/* The range's values become the record's, unless they cannot be the
+ * kernel's: then the launch has no values (counted as without a range).
+ * That is a user range with a module load in it (the upload went through
+ * L2 and DRAM), or one with a written value NaN or infinite (user ranges on
+ * the PyTorch steps, H200: every value of some ranges, docs/validation.md
+ * §14): a NaN would make every estimate of its kernel NaN. */
 static void set_values(struct rec *r, const double *vals)
 {
     size_t nm = brc_cfg.nmetrics, bad = 0;
     r->joined = true;
-    for (size_t m = 0; m < nm; m++)
+    for (size_t m = 0; m < nm && !r->tainted; m++)
         if (metric_written(m) && !isfinite(vals[m]) && bad++ == 0 && ll.nonfinite++ == 0)
             ll.nonfinite_ex = xasprintf("dispatch %llu, %.80s: %s", (unsigned long long)r->dispatch,
                                         brc_kstore_name(r->name), brc_cfg.metrics[m]);
-    if (bad) {
+    if (r->tainted)
+        ll.tainted_dropped++;
+    else if (bad)
         ll.nonfinite_dropped++;
+    if (r->tainted || bad) {
         kstat(r->name)->no_range++;
         return;
     }
@@ -505,12 +510,6 @@ static void join_by_dispatch(struct lctx *c, size_t n, const double *vals,
         if (!ll.name_example)
             ll.name_example = xasprintf("%.80s / %.80s", names[i], brc_kstore_mangled(r->name));
         ll.names_usable = 1;
-        if (r->tainted) {   /* the module's upload went through L2 and DRAM in its range */
-            r->joined = true;
-            ll.tainted_dropped++;
-            kstat(r->name)->no_range++;
-            continue;
-        }
         set_values(r, vals + i * brc_cfg.nmetrics);
     }
 }
