@@ -802,40 +802,33 @@ static void census_launch(const struct brc_launch *l)
         __atomic_fetch_add(&c->pdl, 1, __ATOMIC_RELAXED);
 }
 
-/* The launched function of a driver launch call (NULL for others). It may be
- * a CUkernel cast to CUfunction (cuda.h, cuLaunchKernel: "context-less kernel
- * CUkernel ... passing it to the API by casting to CUfunction"). */
-static CUfunction launch_function(CUpti_CallbackId id, const void *params)
-{
-    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)
-        return ((const cuLaunchKernel_params *)params)->f;
-    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
-        return ((const cuLaunchKernelEx_params *)params)->f;
-    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz)
-        return ((const cuLaunchCooperativeKernel_params *)params)->f;
-    return NULL;
-}
-
-/* The argument forms of a driver launch call (kernelParams, extra; NULL for others). */
-static void launch_args(CUpti_CallbackId id, const void *params, void ***kernel_params,
-                        void ***extra)
+/* A driver launch call's function (NULL for other calls) and its argument
+ * forms (kernelParams, extra; NULL where the call has none). The function
+ * may be a CUkernel cast to CUfunction (cuda.h, cuLaunchKernel: "context-less
+ * kernel CUkernel ... passing it to the API by casting to CUfunction"). */
+static CUfunction launch_function(CUpti_CallbackId id, const void *params, void ***kernel_params,
+                                  void ***extra)
 {
     *kernel_params = *extra = NULL;
     if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
-        *kernel_params = ((const cuLaunchKernel_params *)params)->kernelParams;
-        *extra = ((const cuLaunchKernel_params *)params)->extra;
-    } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-               id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-        *kernel_params = ((const cuLaunchKernelEx_params *)params)->kernelParams;
-        *extra = ((const cuLaunchKernelEx_params *)params)->extra;
-    } else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-               id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
-        *kernel_params = ((const cuLaunchCooperativeKernel_params *)params)->kernelParams;
+        const cuLaunchKernel_params *p = params;
+        *kernel_params = p->kernelParams, *extra = p->extra;
+        return p->f;
     }
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        const cuLaunchKernelEx_params *p = params;
+        *kernel_params = p->kernelParams, *extra = p->extra;
+        return p->f;
+    }
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+        id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+        const cuLaunchCooperativeKernel_params *p = params;
+        *kernel_params = p->kernelParams;
+        return p->f;
+    }
+    return NULL;
 }
 
 /* The launch call returned an error (then it ran nothing); the return value is
@@ -869,8 +862,9 @@ static void take_late_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id,
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     bool runtime = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
+    void **kp = NULL, **extra = NULL;
     CUfunction f = !runtime && cb->callbackSite == CUPTI_API_ENTER
-                   ? launch_function(id, cb->functionParams) : NULL;
+                   ? launch_function(id, cb->functionParams, &kp, &extra) : NULL;
     if (!runtime && tls.runtime_launch > 0) {
         /* the driver call made by a runtime launch: counted once; it names the function */
         if (f) {
@@ -931,8 +925,6 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
         tls.deferred_taken = true;
     brc_lock();
     if (f && brc_cfg.param_units) {   /* a driver launch: its parameters may split its unit */
-        void **kp, **extra;
-        launch_args(id, cb->functionParams, &kp, &extra);
         BRC_PHASE("reading the launch's parameters (cuFuncGetParamInfo, cuPointerGetAttribute)");
         l.param_key = brc_params_key(f, kp, extra);
     }
