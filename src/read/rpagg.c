@@ -82,6 +82,13 @@ static uint32_t *map_get(struct rp_u64map *m, uint64_t key, bool insert, uint32_
     return &m->val[i];
 }
 
+static void map_release(struct rp_u64map *m)
+{
+    free(m->key);
+    free(m->val);
+    free(m->seen);
+}
+
 /* The launch_units.csv unit of a launch key, 0 (its signature's own) without one. */
 static uint32_t unit_of_launch(struct rp_agg *a, uint64_t key)
 {
@@ -177,13 +184,9 @@ void rp_agg_release(struct rp_agg *a)
     free(a->attr);
     free(a->csum);
     free(a->crows);
-    free(a->map.key);
-    free(a->map.val);
+    map_release(&a->map);
     free(a->agent);
-    free(a->map.seen);
-    free(a->units.key);
-    free(a->units.val);
-    free(a->units.seen);
+    map_release(&a->units);
     free(a->bad_value_at);
     free(a->dup_row_at);
     xp_set_free(a->ex);
