@@ -457,6 +457,25 @@ static void write_keyed_set(const char *dir, const struct lp_plan *plan, char **
     fclose(u);
 }
 
+/* The set (cc, kt) read with `units` holding `text`: rp_agg_read_set's
+ * result; on an error, the message must contain `want` (NULL: no error). */
+static int read_with_units(const char *cc, const char *kt, const char *units,
+                           const struct xp_sampling *s, const char *text, const char *want)
+{
+    FILE *u = fopen(units, "w");
+    assert_non_null(u);
+    fputs(text, u);
+    fclose(u);
+    struct rp_agg a;
+    int rc = rp_agg_read_set(&a, cc, kt, units, s);
+    if (want) {
+        assert_non_null(a.err);
+        assert_non_null(strstr(a.err, want));
+    }
+    rp_agg_release(&a);
+    return rc;
+}
+
 static void test_reader_units(void **state)
 {
     (void)state;
@@ -498,25 +517,13 @@ static void test_reader_units(void **state)
     free(want);
     rp_agg_release(&a);
     /* another header */
-    u = fopen(units, "w");
-    fputs("Dispatch,Unit\n1,2\n", u);
-    fclose(u);
-    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), -1);
-    assert_non_null(strstr(a.err, ":1: not the header Dispatch_Id,Launch_Unit"));
-    rp_agg_release(&a);
+    assert_int_equal(read_with_units(cc, kt, units, &s, "Dispatch,Unit\n1,2\n",
+                                     ":1: not the header Dispatch_Id,Launch_Unit"), -1);
     /* a unit past 32 bits (the library writes an index + 1) */
-    u = fopen(units, "w");
-    fputs("Dispatch_Id,Launch_Unit\n1,4294967296\n", u);
-    fclose(u);
-    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), -1);
-    assert_non_null(strstr(a.err, ":2: Launch_Unit above 4294967295"));
-    rp_agg_release(&a);
+    assert_int_equal(read_with_units(cc, kt, units, &s, "Dispatch_Id,Launch_Unit\n1,4294967296\n",
+                                     ":2: Launch_Unit above 4294967295"), -1);
     /* cut short by a kill: the rows before the cut count */
-    u = fopen(units, "w");
-    fputs("Dispatch_Id,Launch_Unit\n1,7\n2,8", u);
-    fclose(u);
-    assert_int_equal(rp_agg_read_set(&a, cc, kt, units, &s), 0);
-    rp_agg_release(&a);
+    assert_int_equal(read_with_units(cc, kt, units, &s, "Dispatch_Id,Launch_Unit\n1,7\n2,8", NULL), 0);
     free(cc);
     free(kt);
     free(units);
