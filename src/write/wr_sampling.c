@@ -53,7 +53,8 @@ static const char *estimator(const struct rp_pass *ps, uint32_t k, const char *c
 {
     if (profiled(ps, k) >= ps->launches[k])
         return "all";
-    return xp_time_proportional(counter) ? "time" : "launches";
+    /* by time only where the trace times the kernels (extrapolate.h) */
+    return ps->sampling.kernel_times && xp_time_proportional(counter) ? "time" : "launches";
 }
 
 static void sample_row(FILE *fp, const struct mx_result *res, uint32_t r, const struct rp_pass *ps,
@@ -106,12 +107,19 @@ int wr_sampling_csv(const struct mx_result *res, const struct rp_run *run, const
 
 void wr_sampling_head(FILE *fp, const struct rp_run *run)
 {
-    uint32_t n = 0, sampled = 0;
+    uint32_t n = 0, sampled = 0, resampled = 0;
     for (uint32_t p = 0; run && p < run->npasses; p++) {
         n += run->passes[p].present;
         sampled += run->passes[p].present && run->passes[p].sampled;
+        resampled += run->passes[p].present && run->passes[p].sampled &&
+                     run->passes[p].sampling.resample;
     }
-    if (sampled)
+    if (resampled)
+        fprintf(fp, "- launches: every launch profiled, read in %u of %u passes as if only the "
+                    "launches of a sampled pass had been (analyze --resample): the estimates "
+                    "against this run's own census in \"Launch sampling\" below\n",
+                resampled, n);
+    else if (sampled)
         fprintf(fp, "- launches: sampled in %u of %u passes (counters on a sample of each "
                     "kernel's launches, scaled to every launch: \"Launch sampling\" below)\n",
                 sampled, n);

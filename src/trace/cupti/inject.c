@@ -20,8 +20,10 @@
  *                           (kernel, grid, block) that trace/launchplan.h picks, the
  *                           trace on every launch (launches.c); unset or "all": every
  *                           launch profiled
- *   BENCHRUN_CUPTI_PARAM_UNITS 0: sampled passes split signatures by the launch's
- *                           parameter key too (default 1; trace/paramkey.h, params.c)
+ *   BENCHRUN_CUPTI_PARAM_UNITS 0: counter passes do not split signatures by the
+ *                           launch's parameter key (default 1: sampled passes sample
+ *                           per key, and every pass writes launch_units.csv;
+ *                           trace/paramkey.h, params.c)
  *   BENCHRUN_CUPTI_TOGGLE   full|startstop|user|user-async: the range profiler calls
  *                           between profiled and unprofiled launches (trace/rptoggle.h,
  *                           rangeprof.c; default user in sampled passes, full with
@@ -327,7 +329,9 @@ static void read_config(void)
     for (size_t i = 0; i < c->nmetrics; i++)   /* SASS-patched metrics: CUPTI instruments kernels */
         c->sass |= strstr(c->metrics[i], "__sass_") != NULL;
     const char *units = getenv("BENCHRUN_CUPTI_PARAM_UNITS");
-    c->param_units = c->sampled && !(units && strcmp(units, "0") == 0);
+    /* with every launch profiled too: its launch_units.csv lets analyze
+     * --resample read the run in the units a sampled pass would use */
+    c->param_units = c->nmetrics && !(units && strcmp(units, "0") == 0);
     c->strip_pdl = pdl && *pdl ? strcmp(pdl, "0") != 0 : c->sass;
     c->unload = c->nmetrics ? unload_mode(c->sass) : BRC_UNLOAD_KEEP;
     const char *toggle = getenv("BENCHRUN_CUPTI_TOGGLE");

@@ -877,17 +877,18 @@ void brc_launches_finish(void)
 static void json_plan(FILE *fp)
 {
     char plan[96];
-    if (!brc_cfg.sampled) {
-        fputs("  \"launch_sampling\": {\"launches\": \"all\"},\n", fp);
-        return;
+    if (brc_cfg.sampled) {
+        lp_plan_format(&brc_cfg.plan, plan, sizeof(plan));
+        fprintf(fp, "  \"launch_sampling\": {\"launches\": \"sampled\", \"plan\": \"%s\", \"first\": %llu, "
+                    "\"every\": %llu, \"blocks_per_phase\": %llu, \"seed\": %llu, ",
+                plan, (unsigned long long)brc_cfg.plan.first, (unsigned long long)brc_cfg.plan.every,
+                (unsigned long long)brc_cfg.plan.blocks_per_phase,
+                (unsigned long long)brc_cfg.plan.seed);
+    } else {   /* the units too: analyze --resample reads the run in them */
+        fputs("  \"launch_sampling\": {\"launches\": \"all\", ", fp);
     }
-    lp_plan_format(&brc_cfg.plan, plan, sizeof(plan));
-    fprintf(fp, "  \"launch_sampling\": {\"launches\": \"sampled\", \"plan\": \"%s\", \"first\": %llu, "
-                "\"every\": %llu, \"blocks_per_phase\": %llu, \"seed\": %llu, \"unit\": \"%s\", "
-                "\"units\": %zu, \"parameter_units\": %llu, \"parameter_keys_past_limit\": %llu},\n",
-            plan, (unsigned long long)brc_cfg.plan.first, (unsigned long long)brc_cfg.plan.every,
-            (unsigned long long)brc_cfg.plan.blocks_per_phase,
-            (unsigned long long)brc_cfg.plan.seed,
+    fprintf(fp, "\"unit\": \"%s\", \"units\": %zu, \"parameter_units\": %llu, "
+                "\"parameter_keys_past_limit\": %llu},\n",
             brc_cfg.param_units ? "signature+parameters" : "signature", ll.nsig,
             (unsigned long long)ll.keyed_units, (unsigned long long)ll.variant_overflow);
     if (brc_cfg.param_units)
