@@ -70,7 +70,8 @@ static int load_inputs(const struct an_opts *o, struct an_state *s)
 {
     progress(o, "reading the counter passes");
     if (an_passes_load(&s->passes, o) < 0 ||
-        rp_run_load(&s->run, o->pmc_dir, s->passes.names, s->passes.set.n, 0) < 0)
+        rp_run_load_resampled(&s->run, o->pmc_dir, s->passes.names, s->passes.set.n, 0,
+                              o->resample ? &o->resample_plan : NULL) < 0)
         return -1;
     if (load_pass_copies(s) < 0 || !(s->ap = an_arch_load(o, &s->run, &s->passes, &s->arch_source)))
         return -1;

@@ -18,6 +18,7 @@
 
 #include "energy/energy.h"
 #include "read/prun.h"
+#include "trace/launchplan.h"
 #include "util/strv.h"
 
 #include <stdbool.h>
@@ -34,6 +35,8 @@ struct an_opts {
     double clock_mhz, time_pct, latency_pct;
     long top, top_n;
     bool progress;              /* progress lines on stderr */
+    bool resample;              /* --resample: full passes read through resample_plan */
+    struct lp_plan resample_plan;
     struct prun_opts energy;
     struct en_opts fit;
 };

@@ -21,7 +21,8 @@ static const char usage[] =
     "                        [--telemetry CSV...] [--clock-mhz X] [--counters FILE]\n"
     "                        [--arch NAME|FILE] [--out-dir DIR] [--top N] [--time-pct P]\n"
     "                        [--top-n N] [--latency-pct P] [--perf-regex RE]\n"
-    "                        [--energy-from S] [--fit-from S] [--lag-ms L] [--progress]\n"
+    "                        [--energy-from S] [--fit-from S] [--lag-ms L]\n"
+    "                        [--resample sampled|F:E:B:S] [--progress]\n"
     "\n"
     "Per-kernel and whole-run metrics of a counter-profiling run (benchrun pmc):\n"
     "per-name sums within each pass, cross-pass rates only, roofline and bound\n"
@@ -56,13 +57,18 @@ static const char usage[] =
     "      --energy-from S      energy attribution source: auto, counter or power\n"
     "      --fit-from S         power fit windows: auto, counter, driver, power, none\n"
     "      --lag-ms L           sensor delay for the fit (default auto: estimated)\n"
+    "      --resample PLAN      a run with every launch profiled, read as if only the\n"
+    "                           launches of this plan had been (sampled: the default\n"
+    "                           plan 10:50:20:1; README \"Launch sampling\"): what a\n"
+    "                           sampled pmc run would report, in launch_sampling.csv\n"
+    "                           beside the run's own totals\n"
     "  -P, --progress           progress on stderr\n"
     "  -h, --help               this help\n"
     "\n"
     "Exit status: 0 written (warnings do not fail), 1 unreadable input (the error\n"
     "names file and line), 2 usage error.\n";
 
-enum { OPT_ENERGY_FROM = 1000, OPT_FIT_FROM, OPT_LAG };
+enum { OPT_ENERGY_FROM = 1000, OPT_FIT_FROM, OPT_LAG, OPT_RESAMPLE };
 
 static int opt_value(void *ctx, int c, const char *a)
 {
@@ -88,6 +94,14 @@ static int opt_value(void *ctx, int c, const char *a)
     case OPT_LAG:
         return prun_parse_lag(a, &o->fit.lag_ms) == 0 ? 0
              : cli_usage_error("analyze", "--lag-ms: auto or milliseconds, not '%s'", a);
+    case OPT_RESAMPLE:
+        o->resample = true;
+        if (!strcmp(a, "sampled")) {
+            lp_plan_default(&o->resample_plan);
+            return 0;
+        }
+        return lp_plan_parse(a, &o->resample_plan) == 0 ? 0
+             : cli_usage_error("analyze", "--resample: sampled or FIRST:EVERY:BLOCKS:SEED, not '%s'", a);
     default: return -1;
     }
 }
@@ -159,6 +173,7 @@ static int parse_args(int argc, char **argv, struct an_opts *o)
         { "energy-from", required_argument, NULL, OPT_ENERGY_FROM },
         { "fit-from", required_argument, NULL, OPT_FIT_FROM },
         { "lag-ms", required_argument, NULL, OPT_LAG },
+        { "resample", required_argument, NULL, OPT_RESAMPLE },
         { "help", no_argument, NULL, 'h' }, { 0 },
     };
     int rc = cli_getopt("analyze", argc, argv, ":p:k:c:C:a:o:n:t:N:l:r:Ph", lo, usage,

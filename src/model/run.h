@@ -32,6 +32,10 @@ struct xp_sampling {
      * counter scales by launches, and a pass with gpu__time_duration.sum
      * takes its kernel times from that counter's estimate. */
     bool kernel_times;
+    /* Every launch has counters and only the plan's are used (analyze
+     * --resample): what a sampled pass would have reported, checked against
+     * the same run's census. */
+    bool resample;
 };
 
 /* Kernel attributes (the same for every launch of a name in practice; the

@@ -427,6 +427,22 @@ static void out_alloc(struct xp_out *o, uint32_t nk, uint32_t nc, uint32_t ncap)
     o->df = xcalloc((size_t)nk * ncap + 1, sizeof(*o->df));
 }
 
+/* Whether a sample counts: all of them, or under --resample those the plan
+ * profiles. */
+static bool kept(const struct xp_set *e, const struct sample *s)
+{
+    return !e->s.resample || lp_profiled(&e->s.plan, s->rank);
+}
+
+/* The unit's samples that count. */
+static size_t kept_samples(const struct xp_set *e, const struct unit *u)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < u->ns; j++)
+        n += kept(e, &e->smp[u->samp[j]]);
+    return n;
+}
+
 /* One unit, one counter: its estimate added to the kernel's. */
 static void estimate_into(struct xp_set *e, const struct unit *u, uint32_t c, const double *vals,
                           uint32_t nc, const char *name, struct xp_out *o, uint64_t *rk,
@@ -436,7 +452,7 @@ static void estimate_into(struct xp_set *e, const struct unit *u, uint32_t c, co
     for (size_t j = 0; j < u->ns; j++) {
         const struct sample *s = &e->smp[u->samp[j]];
         double x = vals[(size_t)u->samp[j] * nc + c];
-        if (isnan(x))
+        if (isnan(x) || !kept(e, s))
             continue;
         rk[n] = s->rank, du[n] = s->dur, xs[n] = x;
         n++;
@@ -474,7 +490,8 @@ void xp_finish(struct xp_set *e, uint32_t nkernels, uint32_t ncounters, uint32_t
     for (size_t i = 0; i < e->nu; i++) {
         struct unit *u = &e->u[i];
         rank_unit(e, u, &o->untraced);
-        if (u->kernel >= nkernels || u->ns == 0) {   /* no profiled launch */
+        size_t nkept = kept_samples(e, u);
+        if (u->kernel >= nkernels || nkept == 0) {   /* no profiled launch */
             o->uncounted += u->launches;
             o->uncounted_ns += u->trace_ns;
             if (u->kernel < nkernels)
@@ -482,7 +499,7 @@ void xp_finish(struct xp_set *e, uint32_t nkernels, uint32_t ncounters, uint32_t
             continue;
         }
         o->launches[u->kernel] += u->launches;
-        o->profiled[u->kernel] += u->ns;
+        o->profiled[u->kernel] += nkept;
         o->trace_ns[u->kernel] += u->trace_ns;
         for (uint32_t c = 0; c < ncounters; c++)
             estimate_into(e, u, c, vals, ncounters, counters ? counters[c] : NULL, o, rk, du, xs);

@@ -520,9 +520,26 @@ static int finish_pass(struct rp_run *run, struct rp_pass *p, struct fileset *se
     return rc;
 }
 
+/* A pass with every launch profiled, read as if the plan's launches alone
+ * had been: sampled as `benchrun pmc --launches sampled` would have, per
+ * signature with the CUPTI library (its companion *_cupti.json is there,
+ * launch durations from events), per kernel with rocprofv3. */
+static void resample_pass(struct rp_pass *p, const struct lp_plan *plan)
+{
+    char **cupti = rp_find_files(p->dir, "_cupti.json");
+    bool by_signature = cupti[0] != NULL;
+    str_array_free(cupti);
+    p->sampled = true;
+    p->sampling = (struct xp_sampling){ .plan = *plan,
+                                        .unit = by_signature ? XP_UNIT_SIGNATURE : XP_UNIT_KERNEL,
+                                        .kernel_times = !by_signature,
+                                        .resample = true };
+}
+
 /* File sets of one pass folder, sorted by prefix; *rc -1 when its
  * launch_sampling.json is unreadable (printed). */
-static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t *n, int *rc)
+static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, const struct lp_plan *resample,
+                                 size_t *n, int *rc)
 {
     p->dir = fs_path_join(pmc_dir, p->name);
     *n = 0;
@@ -532,6 +549,8 @@ static struct fileset *find_sets(struct rp_pass *p, const char *pmc_dir, size_t 
         *rc = -1;
         return NULL;
     }
+    if (resample && !p->sampled)
+        resample_pass(p, resample);
     struct fileset *sets = NULL;
     size_t cap = 0;
     add_kind(&sets, n, &cap, p->dir, "counter_collection.csv", 0);
@@ -563,13 +582,14 @@ static void free_sets(struct fileset *sets, size_t n)
 /* Reads every file set of every pass on one pool of threads (largest work
  * first is not needed: sets of one run are of similar size), then merges
  * pass by pass in order. */
-static int load_passes(struct rp_run *run, const char *pmc_dir, int nthreads)
+static int load_passes(struct rp_run *run, const char *pmc_dir, const struct lp_plan *resample,
+                       int nthreads)
 {
     size_t *cnt = xcalloc(run->npasses + 1, sizeof(*cnt)), total = 0;
     struct fileset **per = xcalloc(run->npasses + 1, sizeof(*per));
     int rc = 0;
     for (uint32_t i = 0; i < run->npasses; i++) {
-        per[i] = find_sets(&run->passes[i], pmc_dir, &cnt[i], &rc);
+        per[i] = find_sets(&run->passes[i], pmc_dir, resample, &cnt[i], &rc);
         total += cnt[i];
     }
     struct fileset *all = xcalloc(total + 1, sizeof(*all));
@@ -610,13 +630,19 @@ static void pass_totals(struct rp_pass *p)
 int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
                 size_t npasses, int nthreads)
 {
+    return rp_run_load_resampled(run, pmc_dir, pass_names, npasses, nthreads, NULL);
+}
+
+int rp_run_load_resampled(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
+                          size_t npasses, int nthreads, const struct lp_plan *resample)
+{
     memset(run, 0, sizeof(*run));
     intern_init(&run->names);
     run->npasses = (uint32_t)npasses;
     run->passes = xcalloc(npasses + 1, sizeof(*run->passes));
     for (size_t i = 0; i < npasses; i++)
         run->passes[i].name = xstrdup(pass_names[i]);
-    int rc = load_passes(run, pmc_dir, nthreads);
+    int rc = load_passes(run, pmc_dir, resample, nthreads);
     for (size_t i = 0; i < npasses; i++) {
         rp_pass_drop_constants(&run->passes[i]);
         pass_rows(&run->passes[i], run->names.n);

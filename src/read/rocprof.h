@@ -57,6 +57,12 @@ enum rp_kind { RP_KIND_UNKNOWN = 0, RP_KIND_COUNTER, RP_KIND_TRACE, RP_KIND_AGEN
  * nthreads 0 = one per CPU. Returns 0, or -1 after printing the error. */
 int rp_run_load(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
                 size_t npasses, int nthreads);
+/* The same, with every pass that profiled every launch read as if only the
+ * launches of plan `resample` had been (analyze --resample): the estimates
+ * and intervals a sampled pass would give, against the same run's census.
+ * Sampled passes stay as they are. resample NULL: rp_run_load. */
+int rp_run_load_resampled(struct rp_run *run, const char *pmc_dir, const char *const *pass_names,
+                          size_t npasses, int nthreads, const struct lp_plan *resample);
 /* Pass folders present in pmc_dir (subfolders holding a counter_collection
  * CSV), sorted by name; a NULL-terminated array the caller frees with
  * str_array_free (util/strv.h). NULL on error. */

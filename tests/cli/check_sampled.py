@@ -6,7 +6,9 @@ usage: check_sampled.py FULL_PMC_DIR SAMPLED_PMC_DIR... [--max-rel R] [--min-cov
 
 FULL_PMC_DIR holds the same generated run (tests/tools/gen_rocprof, same
 seed) with counter rows for every launch; SAMPLED_PMC_DIR the run written
-with --sample and analyzed by `benchrun analyze`. The true total of every
+with --sample and analyzed by `benchrun analyze` (or the analysis folder
+itself: `benchrun analyze FULL --resample PLAN -o DIR` gives one from
+FULL_PMC_DIR alone). The true total of every
 (pass, kernel, counter) is summed here from FULL_PMC_DIR's counter files
 (rocprofv3 CSV: strings quoted, inner quotes not escaped, so the kernel name
 is split off by column counts, as rocprofv3's own csv.hpp writes it), never
@@ -27,6 +29,11 @@ every counter's, with its interval (the kernels' half-widths in quadrature)
 and whether it covers the full value ("checked" marks those asserted on).
 Prints the coverage, the largest relative error and interval; exit 1 on
 any failure.
+
+usage: check_sampled.py --runs PMC_DIR_A PMC_DIR_B [--only REGEX]
+Two application runs with every launch profiled: each (pass, counter) total
+over the kernels of both, and their relative difference, as RUNS lines (the
+run-to-run spread that a comparison of two runs includes).
 """
 import csv
 import glob
@@ -61,6 +68,34 @@ def opt(args, name, default):
     return v
 
 
+def totals(pmc_dir):
+    """(pass, kernel, counter) -> the sum of the counter files' values."""
+    out = defaultdict(float)
+    for f in glob.glob(os.path.join(pmc_dir, "*", "*_counter_collection.csv")):
+        p = os.path.basename(os.path.dirname(f))
+        for r in rows(f):
+            out[(p, r["Kernel_Name"], r["Counter_Name"])] += float(r["Counter_Value"])
+    return out
+
+
+def runs(a_dir, b_dir, only):
+    by = []
+    for d in (a_dir, b_dir):
+        t = defaultdict(float)
+        for (p, _, c), v in totals(d).items():
+            t[p, c] += v
+        by.append(t)
+    if not by[0]:
+        print("MISMATCH no counter rows in", a_dir)
+        return 1
+    for (p, c), a in sorted(by[0].items()):
+        if only and not only.search(c):
+            continue
+        b = by[1].get((p, c), float("nan"))
+        print("RUNS %s %s a %.6g b %.6g (%+.3f %%)" % (p, c, a, b, 100 * (b - a) / a if a else 0))
+    return 0
+
+
 def main():
     args = sys.argv[1:]
     max_rel = opt(args, "--max-rel", 1.0)
@@ -73,16 +108,17 @@ def main():
         j = args.index("--only")
         only = re.compile(args[j + 1])
         del args[j:j + 2]
+    if args and args[0] == "--runs":
+        return runs(args[1], args[2], only)
     full, sampled_dirs = args[0], args[1:]
     tot_est, tot_true, tot_var = defaultdict(float), defaultdict(float), defaultdict(float)
-    true = defaultdict(float)
-    for f in glob.glob(os.path.join(full, "*", "*_counter_collection.csv")):
-        p = os.path.basename(os.path.dirname(f))
-        for r in rows(f):
-            true[(p, r["Kernel_Name"], r["Counter_Name"])] += float(r["Counter_Value"])
+    true = totals(full)
     bad, missed, n, worst, widest = [], [], 0, 0.0, 0.0
     for sampled in sampled_dirs:
-        for r in csv.DictReader(open(os.path.join(sampled, "analysis", "launch_sampling.csv"))):
+        path = os.path.join(sampled, "launch_sampling.csv")   # an analysis folder
+        if not os.path.exists(path):
+            path = os.path.join(sampled, "analysis", "launch_sampling.csv")
+        for r in csv.DictReader(open(path)):
             key = (r["pass"], r["kernel_full_name"], r["counter"])
             if key not in true:
                 if not only or only.search(r["counter"]):

@@ -16,6 +16,15 @@
 #           (RESNET_ALL=0: ResNet-18's sampled run only; MODELS_ALL=0: both
 #           sampled runs only, compared off the device with an earlier run;
 #           RESNET=0: the transformer only)
+#   cost    where a sampled pass's cost goes: axpy 20,001 launches run directly
+#           under the library with pass 02's metrics, twice per variant (no
+#           library; counters with one profiled launch; the default plan at 16,
+#           32, 48 and 96 ranges per image; one profiled launch without the
+#           trace): wall, CPU user/sys and the profiler's own times
+#   spread  the transformer's run-to-run spread: pmc --launches all twice and
+#           sampled once; every pair compared (check_sampled.py --separate),
+#           the all-launch runs kept for resampling off the device
+#           (tests/tools/resample_pmc)
 # TOGGLE (every part): BENCHRUN_CUPTI_TOGGLE, the range profiler's toggle
 # (full, startstop, user, user-async; unset: the library's default, user in
 # sampled passes and full with every launch; tests/gpu/toggle18.sh compares them).
@@ -218,6 +227,60 @@ for j in glob.glob('$f/*_cupti.json'):
         conf axpy2k "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000
         pmc_pair axpy2k 200
     fi
+fi
+if want cost; then
+    P02=$(python3 -c "import json;print(','.join(next(p['counters'] for p in json.load(open('$ROOT/share/benchrun/arch/gh100.json'))['passes'] if p['name']=='02_sm_util')))")
+    # costrun NAME ENV...: axpy 20,001 launches, wall and CPU times, the profiler's times
+    costrun() {
+        local name=$1; shift
+        mkdir -p "$W/runs/cost/$name"
+        STAGE_S=60 st "cost.$name" env "$@" python3 -c "
+import resource, subprocess, sys, time
+t = time.time(); rc = subprocess.call(sys.argv[1:]); w = time.time() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print('wall %.3f user %.3f sys %.3f rc %d' % (w, r.ru_utime, r.ru_stime, rc))" "$G/axpy" 1048576 20000
+        local j; j=$(ls "$W/runs/cost/$name"/*_cupti.json 2>/dev/null | tail -1)
+        row "  $name: $(tail -1 "$O/cost.$name.log") $( [ -n "$j" ] && python3 -c "
+import json; d = json.load(open('$j'))
+print('profiled', d.get('launches_profiled'), 'starts', (d.get('profiler_calls') or {}).get('start'),
+      'ms', {k: v for k, v in (d.get('profiler_ms') or {}).items() if v})")"
+    }
+    inj() { echo CUDA_INJECTION64_PATH="$LIB" BENCHRUN_CUPTI_OUT="$W/runs/cost/$1" BENCHRUN_CUPTI_NAME="$1"_%pid% BENCHRUN_CUPTI_METRICS="$P02"; }
+    row "cost: axpy 1M floats, 20,001 launches, pass 02_sm_util's metrics, the library alone"
+    for i in 1 2; do
+        costrun plain$i BENCHRUN_NONE=1
+        costrun one$i $(inj one$i) BENCHRUN_CUPTI_SAMPLE=1:1000000000:0:1
+        costrun one_notrace$i $(inj one_notrace$i) BENCHRUN_CUPTI_SAMPLE=1:1000000000:0:1 BENCHRUN_CUPTI_TRACE=0
+        for m in 16 32 48 96; do
+            costrun plan_r$m.$i $(inj plan_r$m.$i) BENCHRUN_CUPTI_SAMPLE=$PLAN BENCHRUN_CUPTI_MAX_RANGES=$m
+        done
+    done
+fi
+if want spread; then
+    conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
+    runs=()
+    for k in all1 all2 sampled; do
+        STAGE_S=200 st "transformer.pmc_$k" "$BR" pmc "$W/runs/transformer/transformer.conf" \
+            --launches "$([ "$k" = sampled ] && echo sampled || echo all)"
+        r=$(last transformer pmc); runs+=("$r")
+        [ -n "$r" ] && st "transformer.analyze_$k" "$BR" analyze "$r"
+        row "  transformer $k: $(basename "$r") wall $(runjson "$r/run.json") s"
+    done
+    only='sass_thread_inst|inst_executed|ops_path_tensor|dram__bytes_read|lts__t_bytes'
+    if [ -n "${runs[1]:-}" ]; then
+        python3 "$ROOT/tests/cli/check_sampled.py" --runs "${runs[0]}" "${runs[1]}" --only "$only" >"$O/spread.runs" 2>&1
+        row "  all2 vs all1 (run to run): rc=$?"; sed 's/^/    /' "$O/spread.runs" >>"$T"
+    fi
+    # sampled against each all-launch run
+    for pair in "0 2" "1 2"; do
+        set -- $pair
+        a=${runs[$1]:-} s=${runs[$2]:-}
+        [ -n "$a" ] && [ -f "$s/analysis/launch_sampling.csv" ] || continue
+        python3 "$ROOT/tests/cli/check_sampled.py" "$a" "$s" --separate --only "$only" \
+            --max-rel 0.01 >"$O/spread.$1$2" 2>&1
+        row "  $(basename "$s") vs $(basename "$a"): rc=$? $(tail -1 "$O/spread.$1$2")"
+        grep -h "^TOTAL" "$O/spread.$1$2" | grep "lts__t_bytes\|dram__bytes_read\|inst_executed.sum" | sed 's/^/    /' >>"$T"
+    done
 fi
 if want models; then
     conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2

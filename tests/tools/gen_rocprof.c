@@ -969,7 +969,7 @@ static int write_pmc(struct gen *g)
         char *dir = fs_path_join(g->out, g->pass[p].name);
         int rc = fs_mkdir_p(dir);
         if (rc == 0 && g->sampled) {   /* what benchrun pmc --launches sampled writes */
-            struct xp_sampling s = { g->plan, XP_UNIT_KERNEL, true };
+            struct xp_sampling s = { g->plan, XP_UNIT_KERNEL, true, false };
             char *text = sf_format(&s, "rocprofv3"), *path = fs_path_join(dir, SF_FILE);
             rc = fs_write_atomic(path, text, strlen(text));
             free(text);

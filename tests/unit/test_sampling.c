@@ -340,7 +340,7 @@ static uint32_t counter(const struct rp_agg *a, const char *name)
 static void test_trace_only_units(void **state)
 {
     (void)state;
-    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true };
+    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true, false };
     struct xp_set *e = xp_set_new(&s);
     uint32_t smp = xp_add_sample(e, 0, 64, 128, 0, 1, 1000);
     xp_add_value(e, smp, 0, 42);
@@ -367,7 +367,7 @@ static void test_reader_sampled(void **state)
     (void)state;
     char *dir = tmpdir_new("sampling"), *cc, *kt;
     write_sampled_set(dir, &cc, &kt);
-    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true };
+    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true, false };
     struct rp_agg a;
     assert_int_equal(rp_agg_read_set(&a, cc, kt, NULL, &s), 0);
     uint32_t k1 = kernel(&a, "k1(int)"), k2 = kernel(&a, "k2(int)");
@@ -480,7 +480,7 @@ static void test_reader_units(void **state)
 {
     (void)state;
     char *dir = tmpdir_new("units"), *cc, *kt, *units;
-    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true };
+    struct xp_sampling s = { { 2, 3, 0, 1 }, XP_UNIT_SIGNATURE, true, false };
     write_keyed_set(dir, &s.plan, &cc, &kt, &units);
     struct rp_agg a;
     /* with the units: each shape is its own unit of constant work, exact */
@@ -536,7 +536,7 @@ static void test_reader_units(void **state)
 static void test_sampfile(void **state)
 {
     (void)state;
-    struct xp_sampling s = { { 10, 50, 20, 1 }, XP_UNIT_KERNEL, false }, r;
+    struct xp_sampling s = { { 10, 50, 20, 1 }, XP_UNIT_KERNEL, false, false }, r;
     bool sampled = false;
     char *text = sf_format(&s, "rocprofv3");
     assert_int_equal(sf_parse("x.json", text, strlen(text), &sampled, &r), 0);
