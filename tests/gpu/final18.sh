@@ -15,7 +15,7 @@
 #           unmatched ranges and the parameter-keyed sampling units
 #           (RESNET_ALL=0: ResNet-18's sampled run only; MODELS_ALL=0: both
 #           sampled runs only, compared off the device with an earlier run;
-#           RESNET=0: the transformer only)
+#           RESNET=0: the transformer only, TRANSFORMER=0: ResNet-18 only)
 #   cost    where a sampled pass's cost goes: axpy 20,001 launches run directly
 #           under the library with pass 02's metrics, twice per variant (no
 #           library; counters with one profiled launch; the default plan at 16,
@@ -243,13 +243,35 @@ print('wall %.3f user %.3f sys %.3f rc %d' % (w, r.ru_utime, r.ru_stime, rc))" "
         row "  $name: $(tail -1 "$O/cost.$name.log") $( [ -n "$j" ] && python3 -c "
 import json; d = json.load(open('$j'))
 print('profiled', d.get('launches_profiled'), 'starts', (d.get('profiler_calls') or {}).get('start'),
+      'callbacks', d.get('launch_callbacks'), 'events/harvest', d.get('launch_cost_ms'),
       'ms', {k: v for k, v in (d.get('profiler_ms') or {}).items() if v})")"
     }
     inj() { echo CUDA_INJECTION64_PATH="$LIB" BENCHRUN_CUPTI_OUT="$W/runs/cost/$1" BENCHRUN_CUPTI_NAME="$1"_%pid% BENCHRUN_CUPTI_METRICS="$P02"; }
+    # what the per-launch calls cost on this machine (a VM: system calls are dearer)
+    cat >"$W/clockcost.c" <<'C'
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+int main(void) {
+    const int n = 1000000; struct timespec ts; volatile long sink = 0; double t0;
+    t0 = now(); for (int i = 0; i < n; i++) { clock_gettime(CLOCK_BOOTTIME, &ts); sink += ts.tv_nsec; }
+    printf("clock_gettime(BOOTTIME) %.0f ns, ", 1e9 * (now() - t0) / n);
+    t0 = now(); for (int i = 0; i < n; i++) { clock_gettime(CLOCK_MONOTONIC, &ts); sink += ts.tv_nsec; }
+    printf("(MONOTONIC) %.0f ns, ", 1e9 * (now() - t0) / n);
+    t0 = now(); for (int i = 0; i < n; i++) sink += syscall(SYS_gettid);
+    printf("gettid %.0f ns\n", 1e9 * (now() - t0) / n);
+    return (int)(sink & 0);
+}
+C
+    cc -O2 -o "$W/clockcost" "$W/clockcost.c" && row "cost: per call here: $("$W/clockcost")"
+    row "cost: tools here: $(for t in strace perf ltrace valgrind; do command -v $t >/dev/null && printf '%s ' $t; done)"
     row "cost: axpy 1M floats, 20,001 launches, pass 02_sm_util's metrics, the library alone"
     for i in 1 2; do
         costrun plain$i BENCHRUN_NONE=1
         costrun one$i $(inj one$i) BENCHRUN_CUPTI_SAMPLE=1:1000000000:0:1
+        costrun trace$i $(inj trace$i | sed 's/BENCHRUN_CUPTI_METRICS=[^ ]*//')
         costrun one_notrace$i $(inj one_notrace$i) BENCHRUN_CUPTI_SAMPLE=1:1000000000:0:1 BENCHRUN_CUPTI_TRACE=0
         for m in 16 32 48 96; do
             costrun plan_r$m.$i $(inj plan_r$m.$i) BENCHRUN_CUPTI_SAMPLE=$PLAN BENCHRUN_CUPTI_MAX_RANGES=$m
@@ -284,7 +306,7 @@ if want spread; then
 fi
 if want models; then
     conf transformer "PyTorch transformer, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" transformer 2
-    pmc_pair transformer 200 $([ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
+    [ "${TRANSFORMER:-1}" != 0 ] && pmc_pair transformer 200 $([ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
     conf resnet18 "PyTorch ResNet-18, 2 steps" python3 "$ROOT/tests/gpu/train_step.py" resnet18 2
     [ "${RESNET:-1}" != 0 ] && pmc_pair resnet18 200 $([ "${RESNET_ALL:-1}" = 0 ] || [ "${MODELS_ALL:-1}" = 0 ] && echo sampled)
 fi

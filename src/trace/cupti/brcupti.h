@@ -128,6 +128,8 @@ long brc_pid(void);
 /* What this thread is doing inside the library (a string literal, NULL: not in
  * the library); printed by the fatal-signal reporter (inject.c). */
 void brc_phase(const char *s);
+/* The calling thread's id (asked of the kernel once per thread). */
+long brc_gettid(void);
 #define BRC_PHASE(s) brc_phase(s)
 
 /* Records the first error (printf-style) and prints it to stderr. */

@@ -99,6 +99,7 @@ static struct {
     char *error;               /* first error, for the companion JSON */
     struct census census;
     struct unloads unl;
+    uint64_t cb_calls, cb_ns;  /* launch callbacks and the time spent in them (atomic) */
 } lib;
 
 /* What this thread is doing inside the library: launch calls, the crash
@@ -118,7 +119,24 @@ static __thread struct {
     bool loading_standin;      /* loading that stand-in */
     uint32_t standin_id;       /* its CUPTI module id (0: none seen) */
     bool foreign_unload;       /* another module was unloaded in that call */
+    long tid;                  /* this thread's id, 0: not asked yet (brc_gettid) */
 } tls;
+
+/* The thread id, asked of the kernel once per thread: a launch names its
+ * thread several times (the crash report's phase, the trace row), and each
+ * gettid is a system call (0.2-1 us in a virtual machine). */
+long brc_gettid(void)
+{
+    if (!tls.tid)
+        tls.tid = (long)syscall(SYS_gettid);
+    return tls.tid;
+}
+
+/* fork(): the child's thread has another id than the parent's copy says. */
+static void forget_tid(void)
+{
+    tls.tid = 0;
+}
 
 /* The last phase any thread entered and that thread's id: when another thread
  * crashes, the report says what the library was doing meanwhile. */
@@ -130,7 +148,7 @@ void brc_phase(const char *s)
     tls.phase = s;
     if (s) {
         any_phase = s;
-        any_phase_tid = (long)syscall(SYS_gettid);
+        any_phase_tid = brc_gettid();
     }
 }
 
@@ -427,6 +445,10 @@ static void json_census(FILE *fp)
             (unsigned long long)c->cluster1, (unsigned long long)c->pdl,
             (unsigned long long)c->pdl_stripped, (unsigned long long)c->modules_loaded,
             (unsigned long long)c->threads, brc_cfg.serialize ? "true" : "false");
+    /* the library's own share of a launch's cost, profiler calls included
+     * (profiler_ms splits those out) */
+    fprintf(fp, "  \"launch_callbacks\": {\"calls\": %llu, \"ms\": %.1f},\n",
+            (unsigned long long)lib.cb_calls, 1e-6 * (double)lib.cb_ns);
     static const char *const modes[] = { "keep", "defer", "reset" };
     struct brc_rp_stats rs;
     brc_rp_stats(&rs);
@@ -620,7 +642,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
         ss_append(head, sizeof(head), &n, "\n");
     }
     const char *other = any_phase;
-    if (other && any_phase_tid != (long)syscall(SYS_gettid)) {
+    if (other && any_phase_tid != brc_gettid()) {
         ss_append(head, sizeof(head), &n, "benchrun-cupti: last phase entered by thread ");
         ss_append_u(head, sizeof(head), &n, (uint64_t)any_phase_tid, 10);
         ss_append(head, sizeof(head), &n, ": ");
@@ -1076,7 +1098,7 @@ static void on_module_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd
     const CUpti_ModuleResourceData *md = rd->resourceDescriptor;
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {   /* no lock: inside the driver's load */
         __atomic_fetch_add(&lib.census.modules_loaded, 1, __ATOMIC_RELAXED);
-        BRC_DEBUG("module_loaded id=%u tid=%ld", md ? md->moduleId : 0u, (long)syscall(SYS_gettid));
+        BRC_DEBUG("module_loaded id=%u tid=%ld", md ? md->moduleId : 0u, brc_gettid());
         if (tls.loading_standin && md)
             tls.standin_id = md->moduleId;
     } else if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING && tls.unloading && md &&
@@ -1137,6 +1159,13 @@ static void note_api(const CUpti_CallbackData *cb)
     }
 }
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id,
                                  const void *data)
 {
@@ -1167,7 +1196,10 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         BRC_DEBUG("reentrant %s site=%d", cb->functionName ? cb->functionName : "?", (int)cb->callbackSite);
     } else {
         tls.in_callback = 1;
+        uint64_t t0 = mono_ns();
         on_api(dom, id, data);
+        __atomic_fetch_add(&lib.cb_ns, mono_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&lib.cb_calls, 1, __ATOMIC_RELAXED);
         tls.in_callback = 0;
     }
     if (!enter && tls.api == cb->functionName)
@@ -1229,6 +1261,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&lib.lock, &ma);
+    pthread_atfork(NULL, NULL, forget_tid);
     lib.pid = (long)getpid();
     read_config();
     brc_kstore_clock_point();

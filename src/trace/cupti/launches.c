@@ -30,7 +30,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,6 +118,7 @@ static struct {
     uint64_t nonfinite_dropped, tainted_dropped;   /* launches whose values were dropped */
     uint64_t preloaded;        /* module loads brought before a user range (preload) */
     int8_t *written;           /* [metric] 1: its rows are written, 0: not (user-range elapsed) */
+    uint64_t events_ns, harvest_ns;   /* time in cuEventRecord and in harvest() (JSON) */
 } ll = { .events_wanted = -1, .dur_idx = -1 };
 
 /* The launch this thread has open (between its launch API's entry and exit):
@@ -682,7 +682,7 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     memcpy(r->grid, l->grid, sizeof(r->grid));
     memcpy(r->block, l->block, sizeof(r->block));
     r->shmem = l->shmem;
-    r->tid = (uint64_t)syscall(SYS_gettid);
+    r->tid = (uint64_t)brc_gettid();
     r->dev_ns = NAN;
     r->profiled = profiled;
     r->ev = -1;
@@ -695,9 +695,11 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     open_.events = l->has_stream && !l->late && wants_events(profiled);
     if (open_.events) {
         BRC_PHASE("recording the launch's begin event (cuEventRecord)");
+        uint64_t t0 = boot_ns();
         r->ev = event_pair(c);
         if (r->ev >= 0 && cuEventRecord(c->ev[2 * r->ev], l->stream) != CUDA_SUCCESS)
             event_release(c, r);
+        ll.events_ns += boot_ns() - t0;
     }
     r->t0 = boot_ns();
     r->t1 = r->t0;
@@ -764,8 +766,10 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
      * inside the launch call, after the push */
     if (open_.profiled && rpt_user_ranges(brc_cfg.toggle) && brc_modules_loaded() != open_.loads)
         r->tainted = true;
-    if (open_.events && r->ev >= 0)
+    if (open_.events && r->ev >= 0) {
         r->ev_end = cuEventRecord(c->ev[2 * r->ev + 1], open_.stream) == CUDA_SUCCESS;
+        ll.events_ns += boot_ns() - r->t1;
+    }
     launch_done(c, false);   /* after the end event: a sync before a pop must not delay it */
     if (c->n - c->head >= HARVEST_SOFT) {
         bool block = c->n - c->head >= HARVEST_HARD;
@@ -775,7 +779,9 @@ void brc_launches_exit(CUcontext ctx, bool launch_failed)
             join_values(c);
         }
         BRC_PHASE("writing finished launches (cuEventQuery/ElapsedTime)");
+        uint64_t t0 = boot_ns();
         harvest(c, block);
+        ll.harvest_ns += boot_ns() - t0;
         BRC_PHASE(NULL);
     }
 }
@@ -944,6 +950,8 @@ void brc_launches_json(FILE *fp)
             (unsigned long long)ll.dropped, (unsigned long long)ll.captured,
             (unsigned long long)ll.failed, (unsigned long long)ll.graph_unprofiled,
             (unsigned long long)ll.range_open);
+    fprintf(fp, "  \"launch_cost_ms\": {\"events\": %.1f, \"harvest\": %.1f},\n",
+            1e-6 * (double)ll.events_ns, 1e-6 * (double)ll.harvest_ns);
     fputs("  \"ranges_unmatched_examples\": [", fp);
     for (size_t i = 0; i < ll.nunmatched_ex; i++) {
         fputs(i ? ", " : "", fp);
