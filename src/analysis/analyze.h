@@ -18,7 +18,7 @@
 
 #include "energy/energy.h"
 #include "read/prun.h"
-#include "trace/launchplan.h"
+#include "model/run.h"
 #include "util/strv.h"
 
 #include <stdbool.h>
