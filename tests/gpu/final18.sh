@@ -9,7 +9,7 @@
 #   axpy    cost: plain vs benchrun pmc (six passes, sampled), 20,001 launches;
 #           (twice: the wall varies by ~10 % between device runs);
 #           accuracy: pmc sampled vs --launches all on 2,001 launches
-#           (AXPY2K=0 skips it)
+#           (AXPY2K=0 skips it, AXPY20K=0 the cost runs)
 #   models  accuracy, sampled vs all: PyTorch transformer and ResNet-18 steps
 #           (tests/gpu/train_step.py); per pass the NaN counter values,
 #           unmatched ranges and the parameter-keyed sampling units
@@ -193,7 +193,7 @@ PY
     done
 }
 
-if want axpy; then
+if want axpy && [ "${AXPY20K:-1}" != 0 ]; then
     conf axpy "axpy 1M floats, 1 + 20,000 launches" "$G/axpy" 1048576 20000
     plain_s=()
     for i in 1 2 3; do
@@ -223,6 +223,8 @@ for j in glob.glob('$f/*_cupti.json'):
     d = json.load(open(j)); print('launches', d.get('launches'), 'profiled', d.get('launches_profiled'), 'armed', d.get('profiler_armed'), 'toggle', (d.get('profiler_toggle') or {}).get('used'), 'calls', d.get('profiler_calls'), 'ms', d.get('profiler_ms'), 'err', (d.get('error') or '')[:60])" 2>/dev/null) $(grep -h "pass $(basename "$f")" "$O/axpy.pmc_sampled2.log" | cut -c1-60)"
     done
     st axpy.analyze "$BR" analyze "$p"
+fi
+if want axpy; then
     if [ "${AXPY2K:-1}" != 0 ]; then
         conf axpy2k "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000
         pmc_pair axpy2k 200
