@@ -10,12 +10,6 @@
 
 /* ---- estimators ------------------------------------------------------------ */
 
-bool xp_time_proportional(const char *counter)
-{
-    return strstr(counter, "cycles_elapsed") || !strncmp(counter, "gpu__time_duration", 18) ||
-           !strcmp(counter, "GRBM_COUNT") || !strcmp(counter, "GRBM_GUI_ACTIVE");
-}
-
 double xp_t975(double df)
 {
     /* t(0.975, df), df = 1..30 (any statistics table), then 40, 60, 120, ∞ */
@@ -458,7 +452,7 @@ static void estimate_into(struct xp_set *e, const struct unit *u, uint32_t c, co
         n++;
     }
     struct xp_unit_data d = { u->launches, u->trace_ns, n, rk, du, xs };
-    bool by_time = e->s.kernel_times && name && xp_time_proportional(name);
+    bool by_time = e->s.kernel_times && name && lp_elapsed_counter(name);
     struct xp_estimate est = xp_estimate_unit(&e->s.plan, &d, by_time);
     if (isnan(est.total))
         return;

@@ -14,7 +14,7 @@
  *     stratum has a single profiled launch; a stratum without any profiled
  *     launch, e.g. the unfinished block at the end, is covered by the unit's
  *     mean with variance L_h²·s²/n);
- *   time-proportional counters (xp_time_proportional(): elapsed cycles and
+ *   time-proportional counters (lp_elapsed_counter(): elapsed cycles and
  *     durations, which count time whatever the kernel does), where the trace
  *     times the kernels themselves (xp_sampling.kernel_times): the ratio
  *     estimator over the launches after the census, T = Σ_census x +
@@ -68,11 +68,6 @@ struct xp_estimate {
  * stratified one where a duration is missing or zero). NaN total when n = 0. */
 struct xp_estimate xp_estimate_unit(const struct lp_plan *plan, const struct xp_unit_data *u,
                                     bool by_time);
-
-/* Counters that measure elapsed time rather than work: names holding
- * "cycles_elapsed" (sm__cycles_elapsed.sum, ...), gpu__time_duration.*,
- * and AMD's GRBM_COUNT and GRBM_GUI_ACTIVE. */
-bool xp_time_proportional(const char *counter);
 
 /* Student's t quantile for 0.975 (two-sided 95 %), df >= 1. */
 double xp_t975(double df);

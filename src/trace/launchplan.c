@@ -5,11 +5,18 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Phases are laid out on q = r - first - 1 (0-based after the census):
  * phase j starts at q = every·blocks·(2^j - 1) and has blocks of every·2^j.
  * Past PHASE_CAP the lengths would overflow: the last phase runs to the end. */
 #define PHASE_CAP 40
+
+bool lp_elapsed_counter(const char *counter)
+{
+    return strstr(counter, "cycles_elapsed") || !strncmp(counter, "gpu__time_duration", 18) ||
+           !strcmp(counter, "GRBM_COUNT") || !strcmp(counter, "GRBM_GUI_ACTIVE");
+}
 
 void lp_plan_default(struct lp_plan *p)
 {

@@ -54,6 +54,13 @@ int lp_plan_parse(const char *s, struct lp_plan *p);
 /* The same text into buf (>= 96 bytes). */
 void lp_plan_format(const struct lp_plan *p, char *buf, size_t size);
 
+/* Counters that measure elapsed time rather than work: names holding
+ * "cycles_elapsed" (sm__cycles_elapsed.sum, ...), gpu__time_duration.*,
+ * and AMD's GRBM_COUNT and GRBM_GUI_ACTIVE. The reader scales them by the
+ * traced time where the trace times the kernels (read/extrapolate.h); in a
+ * CUPTI user range they span the range, not the kernel (trace/rptoggle.h). */
+bool lp_elapsed_counter(const char *counter);
+
 /* Whether the launch of rank r (>= 1) is profiled. */
 bool lp_profiled(const struct lp_plan *p, uint64_t r);
 /* The smallest profiled rank >= r (r >= 1); UINT64_MAX past the last phase

@@ -1,6 +1,8 @@
 /* rptoggle.c - the range profiler's calls per launch, per toggle mode (rptoggle.h). */
 #include "trace/rptoggle.h"
 
+#include "trace/launchplan.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,8 +71,7 @@ size_t rpt_ranges_kept(enum rpt_mode mode, size_t decoded, size_t pushed)
 
 bool rpt_counter_spans_range(enum rpt_mode mode, const char *counter)
 {
-    return rpt_user_ranges(mode) && counter &&
-           (strstr(counter, "cycles_elapsed") || strstr(counter, "gpu__time_duration"));
+    return rpt_user_ranges(mode) && counter && lp_elapsed_counter(counter);
 }
 
 unsigned rpt_profiled(const struct rpt_state *s, size_t limit)

@@ -88,7 +88,7 @@ bool rpt_range_dispatch(const char *name, uint64_t *dispatch);
  * announced are ranges too). */
 size_t rpt_ranges_kept(enum rpt_mode mode, size_t decoded, size_t pushed);
 /* Whether a user range's value of this counter is not the kernel's: the
- * elapsed counters (gpu__time_duration, *cycles_elapsed*) span the push to
+ * elapsed counters (lp_elapsed_counter) span the push to
  * the pop, host gaps included (NVIDIA developer forum, "Inflated Time
  * Metrics For User Range Mode", CUDA 13.0). */
 bool rpt_counter_spans_range(enum rpt_mode mode, const char *counter);

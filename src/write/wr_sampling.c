@@ -54,7 +54,7 @@ static const char *estimator(const struct rp_pass *ps, uint32_t k, const char *c
     if (profiled(ps, k) >= ps->launches[k])
         return "all";
     /* by time only where the trace times the kernels (extrapolate.h) */
-    return ps->sampling.kernel_times && xp_time_proportional(counter) ? "time" : "launches";
+    return ps->sampling.kernel_times && lp_elapsed_counter(counter) ? "time" : "launches";
 }
 
 static void sample_row(FILE *fp, const struct mx_result *res, uint32_t r, const struct rp_pass *ps,

@@ -253,14 +253,14 @@ static void test_t975(void **state)
 static void test_time_proportional(void **state)
 {
     (void)state;
-    assert_true(xp_time_proportional("sm__cycles_elapsed.sum"));
-    assert_true(xp_time_proportional("sm__cycles_elapsed.avg.per_second"));
-    assert_true(xp_time_proportional("gpu__time_duration.sum"));
-    assert_true(xp_time_proportional("GRBM_GUI_ACTIVE"));
-    assert_true(xp_time_proportional("GRBM_COUNT"));
-    assert_false(xp_time_proportional("sm__cycles_active.sum"));
-    assert_false(xp_time_proportional("dram__bytes_read.sum"));
-    assert_false(xp_time_proportional("SQ_WAVES"));
+    assert_true(lp_elapsed_counter("sm__cycles_elapsed.sum"));
+    assert_true(lp_elapsed_counter("sm__cycles_elapsed.avg.per_second"));
+    assert_true(lp_elapsed_counter("gpu__time_duration.sum"));
+    assert_true(lp_elapsed_counter("GRBM_GUI_ACTIVE"));
+    assert_true(lp_elapsed_counter("GRBM_COUNT"));
+    assert_false(lp_elapsed_counter("sm__cycles_active.sum"));
+    assert_false(lp_elapsed_counter("dram__bytes_read.sum"));
+    assert_false(lp_elapsed_counter("SQ_WAVES"));
 }
 
 /* ---- the reader on a sampled file set ---------------------------------------- */
