@@ -474,10 +474,15 @@ static void set_values(struct rec *r, const double *vals)
 {
     size_t nm = brc_cfg.nmetrics, bad = 0;
     r->joined = true;
-    for (size_t m = 0; m < nm && !r->tainted; m++)
-        if (metric_written(m) && !isfinite(vals[m]) && bad++ == 0 && ll.nonfinite++ == 0)
+    for (size_t m = 0; m < nm && !r->tainted; m++) {
+        if (!metric_written(m) || isfinite(vals[m]))
+            continue;
+        bad++;
+        if (!ll.nonfinite_ex)
             ll.nonfinite_ex = xasprintf("dispatch %llu, %.80s: %s", (unsigned long long)r->dispatch,
                                         brc_kstore_name(r->name), brc_cfg.metrics[m]);
+    }
+    ll.nonfinite += bad;
     if (r->tainted)
         ll.tainted_dropped++;
     else if (bad)
@@ -693,16 +698,17 @@ void brc_launches_enter(CUcontext ctx, const struct brc_launch *l)
     open_.profiled = profiled;
     open_.pending = defer;
     open_.events = l->has_stream && !l->late && wants_events(profiled);
+    uint64_t now = boot_ns();
     if (open_.events) {
         BRC_PHASE("recording the launch's begin event (cuEventRecord)");
-        uint64_t t0 = boot_ns();
         r->ev = event_pair(c);
         if (r->ev >= 0 && cuEventRecord(c->ev[2 * r->ev], l->stream) != CUDA_SUCCESS)
             event_release(c, r);
-        ll.events_ns += boot_ns() - t0;
+        uint64_t t = boot_ns();   /* the launch's host start, after its begin event */
+        ll.events_ns += t - now;
+        now = t;
     }
-    r->t0 = boot_ns();
-    r->t1 = r->t0;
+    r->t0 = r->t1 = now;
     BRC_DEBUG("launch d=%llu profiled=%d want=%d open=%d late=%d graph=%d tid=%llu stream=%p key=%llx %s",
               (unsigned long long)r->dispatch, profiled, want, range_open, l->late, l->graph,
               (unsigned long long)r->tid, (void *)l->stream, (unsigned long long)l->param_key,
