@@ -200,13 +200,20 @@ uint64_t brc_modules_loaded(void)
     return __atomic_load_n(&lib.census.modules_loaded, __ATOMIC_RELAXED);
 }
 
+/* CLOCK_MONOTONIC in ns: the debug log's times and the callbacks' cost. */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static pthread_mutex_t debug_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *debug_fp;
 
 void brc_debug(const char *fmt, ...)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = mono_ns();
     pthread_mutex_lock(&debug_lock);
     if (!debug_fp) {
         char *path = brc_path("debug.log");
@@ -216,7 +223,7 @@ void brc_debug(const char *fmt, ...)
     if (debug_fp) {
         va_list ap;
         va_start(ap, fmt);
-        fprintf(debug_fp, "%.3f ", (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
+        fprintf(debug_fp, "%.3f ", 1e-6 * (double)now);
         vfprintf(debug_fp, fmt, ap);
         fputc('\n', debug_fp);
         va_end(ap);
@@ -1157,13 +1164,6 @@ static void note_api(const CUpti_CallbackData *cb)
         tls.counted = true;
         __atomic_fetch_add(&lib.census.threads, 1, __ATOMIC_RELAXED);
     }
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id,
