@@ -229,6 +229,8 @@ struct brc_rp_stats {
     uint64_t fallbacks;            /* startstop restarts that failed (full from then on) */
     uint64_t ranges_past_pushes;   /* user ranges: decoded ranges past the pushed ones, left out */
     double enable_ms, init_ms, start_ms, stop_ms, decode_ms, push_ms, sync_ms;
+    double host_ms, config_ms;     /* of enable_ms: the host object (chip, availability), the config */
+    double avail_ms;               /* of host_ms: the counter availability image */
 };
 void brc_rp_stats(struct brc_rp_stats *out);
 /* Ranges a counter data image holds (the JSON's image_ranges). */

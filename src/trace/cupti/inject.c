@@ -431,10 +431,11 @@ static void json_toggle(FILE *fp, const struct brc_rp_stats *rs)
             (unsigned long long)rs->arms, (unsigned long long)rs->stops,
             (unsigned long long)rs->inits, (unsigned long long)rs->decodes,
             (unsigned long long)rs->pushes, (unsigned long long)rs->syncs);
-    fprintf(fp, "  \"profiler_ms\": {\"enable\": %.1f, \"arm\": %.1f, \"decode\": %.1f, "
+    fprintf(fp, "  \"profiler_ms\": {\"enable\": %.1f, \"enable_host\": %.1f, \"enable_config\": %.1f, "
+                "\"enable_availability\": %.1f, \"arm\": %.1f, \"decode\": %.1f, "
                 "\"init\": %.1f, \"start\": %.1f, \"stop\": %.1f, \"decode_evaluate\": %.1f, "
                 "\"push_pop\": %.1f, \"sync\": %.1f, \"image_ranges\": %zu},\n",
-            rs->enable_ms, rs->init_ms + rs->start_ms, rs->stop_ms + rs->decode_ms, rs->init_ms,
+            rs->enable_ms, rs->host_ms, rs->config_ms, rs->avail_ms, rs->init_ms + rs->start_ms, rs->stop_ms + rs->decode_ms, rs->init_ms,
             rs->start_ms, rs->stop_ms, rs->decode_ms, rs->push_ms, rs->sync_ms,
             brc_rp_image_ranges());
     fprintf(fp, "  \"ranges_counted\": %llu,\n", (unsigned long long)rs->ranges_counted);

@@ -158,8 +158,10 @@ static int make_host(struct brc_rp_ctx *c, CUdevice dev)
     CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE };
     chip.deviceIndex = (size_t)dev;
     CALL(cuptiDeviceGetChipName, &chip);
+    double t0 = now_ms();
     if (!chip.pChipName || get_availability(c) != 0)
         return -1;
+    rp.stats.avail_ms += now_ms() - t0;
     CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.pChipName;
@@ -277,8 +279,14 @@ static int enable(struct brc_rp_ctx *c)
     CUdevice dev = 0;
     if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
         dev = 0;
-    if (make_host(c, dev) != 0 || make_config(c) != 0)
+    double t0 = now_ms();
+    if (make_host(c, dev) != 0)
         return -1;
+    double t1 = now_ms();
+    rp.stats.host_ms += t1 - t0;
+    if (make_config(c) != 0)
+        return -1;
+    rp.stats.config_ms += now_ms() - t1;
     return enable_profiler(c);
 }
 
