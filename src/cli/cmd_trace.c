@@ -53,7 +53,7 @@ static int tracer_argv(const struct trace_opts *o, const char *dir, struct strv 
         char *lib = cupti_lib_path();
         if (!lib)
             return -1;
-        cupti_env_argv(argv, lib, dir, o->name, NULL, NULL);
+        cupti_env_argv(argv, lib, dir, NULL, o->name, NULL, NULL);
         free(lib);
         return 0;
     }

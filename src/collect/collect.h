@@ -60,6 +60,8 @@ struct br_collect_req {
     const char *tool_version;   /* "6.2", "6.4", "7.1"...; NULL = newest */
     const char *format;         /* rocprofv3 --output-format: "csv" (NULL) or "rocpd" */
     const struct lp_plan *sample;  /* pmc: launches to profile (trace/launchplan.h); NULL: all */
+    const char *run_dir;        /* pmc: the run's folder, which its passes share (the CUPTI
+                                 * library keeps its counter availability image there) */
     bool dry_run;               /* build argv only: write no input files */
 };
 

@@ -39,8 +39,8 @@ static int cupti_argv(const struct br_collect_req *req, const char *const *metri
      * in rocprofv3's <pass>_<node>_<pid>; launch.sh replaces @NODE@ per task */
     char *name = req->per_node ? xasprintf("%s_" COLLECT_NODE_TOKEN, req->name)
                                : xstrdup(req->name);
-    cupti_env_argv(out, lib ? lib : "<libbenchrun-cupti.so not built>", req->dir, name,
-                   metrics, sample);
+    cupti_env_argv(out, lib ? lib : "<libbenchrun-cupti.so not built>", req->dir,
+                   metrics ? req->run_dir : NULL, name, metrics, sample);
     free(name);
     free(lib);
     return 0;

@@ -70,6 +70,7 @@ static void pass_req(const struct pmc_run *r, const struct arch_pass *p, const c
 {
     memset(req, 0, sizeof(*req));
     req->dir = dir;
+    req->run_dir = r->st.rundir;
     req->name = p->name;
     req->per_process = r->st.conf.ntasks > 1;
     req->per_node = r->st.conf.nnodes > 1;

@@ -39,8 +39,8 @@ char *cupti_lib_path(void)
     return NULL;
 }
 
-void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const char *name,
-                    const char *const *metrics, const struct lp_plan *sample)
+void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const char *cache,
+                    const char *name, const char *const *metrics, const struct lp_plan *sample)
 {
     strv_push(out, "env");
     strv_pushf(out, "CUDA_INJECTION64_PATH=%s", lib);
@@ -60,4 +60,6 @@ void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const ch
         lp_plan_format(sample, plan, sizeof(plan));
         strv_pushf(out, "BENCHRUN_CUPTI_SAMPLE=%s", plan);
     }
+    if (cache)
+        strv_pushf(out, "BENCHRUN_CUPTI_CACHE=%s", cache);
 }

@@ -21,9 +21,11 @@ char *cupti_lib_path(void);
 
 /* Appends `env CUDA_INJECTION64_PATH=LIB BENCHRUN_CUPTI_OUT=DIR
  * BENCHRUN_CUPTI_NAME=NAME_%pid% [BENCHRUN_CUPTI_METRICS=a,b,…
- * [BENCHRUN_CUPTI_SAMPLE=FIRST:EVERY:BLOCKS:SEED]]` to out. metrics is
- * NULL-terminated or NULL (trace only); sample NULL: every launch profiled. */
-void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const char *name,
-                    const char *const *metrics, const struct lp_plan *sample);
+ * [BENCHRUN_CUPTI_SAMPLE=FIRST:EVERY:BLOCKS:SEED] [BENCHRUN_CUPTI_CACHE=CACHE]]`
+ * to out. cache: a folder the counter passes of one run share, NULL: none;
+ * metrics is NULL-terminated or NULL (trace only); sample NULL: every launch
+ * profiled. */
+void cupti_env_argv(struct strv *out, const char *lib, const char *dir, const char *cache,
+                    const char *name, const char *const *metrics, const struct lp_plan *sample);
 
 #endif

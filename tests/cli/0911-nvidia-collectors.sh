@@ -36,6 +36,14 @@ expect_exit 0 "pmc dry run, default collector" -- "$BENCHRUN" pmc "$T/w.conf" --
 expect_grep "gh100.json: 6 passes, collector cupti" "$T/out" "gh100 default set, cupti collector"
 expect_grep "env CUDA_INJECTION64_PATH=$T/libbenchrun-cupti.so BENCHRUN_CUPTI_OUT=[^ ]*/01_flops_sass BENCHRUN_CUPTI_NAME=01_flops_sass_%pid% BENCHRUN_CUPTI_METRICS=sm__sass_thread_inst_executed_op_dadd_pred_on.sum," \
     "$T/out" "pass 01 runs under the CUPTI library with its metrics"
+# the passes share the run folder for the availability image: the pass folder's parent
+python3 - "$T/out" <<'PY' && pass "passes share their run folder (BENCHRUN_CUPTI_CACHE)" \
+    || fail "BENCHRUN_CUPTI_CACHE is not each pass folder's parent"
+import os, re, sys
+lines = [l for l in open(sys.argv[1]) if "BENCHRUN_CUPTI_METRICS=" in l]
+pairs = [(re.search(r"BENCHRUN_CUPTI_OUT=(\S+)", l), re.search(r"BENCHRUN_CUPTI_CACHE=(\S+)", l)) for l in lines]
+sys.exit(0 if len(pairs) == 6 and all(o and c and os.path.dirname(o[1]) == c[1] for o, c in pairs) else 1)
+PY
 
 expect_exit 0 "power dry run traces under CUPTI" -- "$BENCHRUN" power "$T/w.conf" --dry-run
 expect_grep "env CUDA_INJECTION64_PATH=[^ ]+ BENCHRUN_CUPTI_OUT=[^ ]*/ktrace_axpy BENCHRUN_CUPTI_NAME=axpy_%pid%$" \

@@ -49,6 +49,8 @@ enum brc_unload {
 /* Configuration read from the environment once, at injection; read-only after. */
 struct brc_config {
     char *out_dir;         /* BENCHRUN_CUPTI_OUT (default ".") */
+    char *cache_dir;       /* BENCHRUN_CUPTI_CACHE: folder the passes of one run share for
+                              the counter availability image (rangeprof.c); NULL: none */
     char *prefix;          /* BENCHRUN_CUPTI_NAME with %pid% expanded, pid appended */
     char **metrics;        /* BENCHRUN_CUPTI_METRICS, comma-separated; NULL: trace only */
     size_t nmetrics;
@@ -231,6 +233,7 @@ struct brc_rp_stats {
     double enable_ms, init_ms, start_ms, stop_ms, decode_ms, push_ms, sync_ms;
     double host_ms, config_ms;     /* of enable_ms: the host object (chip, availability), the config */
     double avail_ms;               /* of host_ms: the counter availability image */
+    uint64_t avail_cached;         /* availability images read from BENCHRUN_CUPTI_CACHE */
 };
 void brc_rp_stats(struct brc_rp_stats *out);
 /* Ranges a counter data image holds (the JSON's image_ranges). */

@@ -4,6 +4,9 @@
  * CUDA driver calls InitializeInjection() once, at cuInit. Configured by
  * environment variables that benchrun sets (README "NVIDIA"):
  *   BENCHRUN_CUPTI_OUT      output folder (default ".")
+ *   BENCHRUN_CUPTI_CACHE    folder the counter passes of one run share: the device's
+ *                           counter availability image is kept there (benchrun pmc:
+ *                           the run folder; unset: asked of CUPTI in every process)
  *   BENCHRUN_CUPTI_NAME     file prefix; "%pid%" is replaced by the process id,
  *                           which is appended when absent (one file set per process)
  *   BENCHRUN_CUPTI_METRICS  comma-separated metrics (one hardware pass): counter mode
@@ -333,6 +336,8 @@ static void read_config(void)
     const char *replay = getenv("BENCHRUN_CUPTI_REPLAY");
     const char *verbose = getenv("BENCHRUN_CUPTI_VERBOSE");
     c->out_dir = xstrdup(out && *out ? out : ".");
+    const char *cache = getenv("BENCHRUN_CUPTI_CACHE");
+    c->cache_dir = cache && *cache ? xstrdup(cache) : NULL;
     c->prefix = expand_prefix(name && *name ? name : "benchrun", lib.pid);
     split_metrics(getenv("BENCHRUN_CUPTI_METRICS"));
     c->trace = !(trace && strcmp(trace, "0") == 0);
@@ -427,10 +432,11 @@ static void json_toggle(FILE *fp, const struct brc_rp_stats *rs)
             rpt_name(brc_cfg.toggle), rpt_name(used), (unsigned long long)rs->fallbacks,
             (unsigned long long)rs->busy, (unsigned long long)rs->flushes);
     fprintf(fp, "  \"profiler_calls\": {\"start\": %llu, \"stop\": %llu, \"init\": %llu, "
-                "\"decode\": %llu, \"push\": %llu, \"sync\": %llu},\n",
+                "\"decode\": %llu, \"push\": %llu, \"sync\": %llu, \"availability_cached\": %llu},\n",
             (unsigned long long)rs->arms, (unsigned long long)rs->stops,
             (unsigned long long)rs->inits, (unsigned long long)rs->decodes,
-            (unsigned long long)rs->pushes, (unsigned long long)rs->syncs);
+            (unsigned long long)rs->pushes, (unsigned long long)rs->syncs,
+            (unsigned long long)rs->avail_cached);
     fprintf(fp, "  \"profiler_ms\": {\"enable\": %.1f, \"enable_host\": %.1f, \"enable_config\": %.1f, "
                 "\"enable_availability\": %.1f, \"arm\": %.1f, \"decode\": %.1f, "
                 "\"init\": %.1f, \"start\": %.1f, \"stop\": %.1f, \"decode_evaluate\": %.1f, "

@@ -55,9 +55,11 @@
 #include "trace/cupti/brcupti.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -120,11 +122,69 @@ int brc_rp_init(void)
     return 0;
 }
 
-/* The counter availability image of the context's device. "This API may fail,
- * if any profiling or sampling session is active on the specified context or
- * its device" (cupti_profiler_target.h): tried a few times, 50 ms apart. */
-static int get_availability(struct brc_rp_ctx *c)
+/* <BENCHRUN_CUPTI_CACHE>/cupti_availability_<chip>_<device uuid>.bin, NULL
+ * without a cache folder. Asking CUPTI for the image took 116-136 ms on the
+ * H200, nearly all of enabling the profiler (docs/validation.md §15), in
+ * every pass: the run's first pass asks, the others read its answer. */
+static char *avail_path(const char *chip, CUdevice dev)
 {
+    CUuuid u;
+    if (!brc_cfg.cache_dir || cuDeviceGetUuid(&u, dev) != CUDA_SUCCESS)
+        return NULL;
+    char hex[2 * sizeof(u.bytes) + 1];
+    for (size_t i = 0; i < sizeof(u.bytes); i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)u.bytes[i]);
+    return xasprintf("%s/cupti_availability_%s_%s.bin", brc_cfg.cache_dir, chip, hex);
+}
+
+/* The cached image into c->avail; false when there is none (or it is unreadable). */
+static bool avail_read(struct brc_rp_ctx *c, const char *path)
+{
+    FILE *fp = path ? fopen(path, "rb") : NULL;
+    if (!fp)
+        return false;
+    long n = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+    uint8_t *img = n > 0 && n < (1L << 26) ? xmalloc((size_t)n) : NULL;
+    bool ok = img && fseek(fp, 0, SEEK_SET) == 0 && fread(img, 1, (size_t)n, fp) == (size_t)n;
+    fclose(fp);
+    if (!ok) {
+        free(img);
+        return false;
+    }
+    free(c->avail);
+    c->avail = img;
+    return true;
+}
+
+/* Written under a name of this process, then renamed: passes of several
+ * processes may write at once, and none reads half a file. (util/fsutil.h's
+ * fs_write_atomic is not linked into the library: it brings jansson.) */
+static void avail_write(const struct brc_rp_ctx *c, size_t size, const char *path)
+{
+    if (!path)
+        return;
+    char *tmp = xasprintf("%s.%ld.tmp", path, brc_pid());
+    FILE *fp = fopen(tmp, "wb");
+    bool ok = fp && fwrite(c->avail, 1, size, fp) == size;
+    if (fp && fclose(fp) != 0)
+        ok = false;
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
+    free(tmp);
+}
+
+/* The counter availability image of the context's device, from the run's
+ * cache when an earlier pass left it. "This API may fail, if any profiling
+ * or sampling session is active on the specified context or its device"
+ * (cupti_profiler_target.h): tried a few times, 50 ms apart. */
+static int get_availability(struct brc_rp_ctx *c, const char *chip, CUdevice dev)
+{
+    char *path = avail_path(chip, dev);
+    if (avail_read(c, path)) {
+        rp.stats.avail_cached++;
+        free(path);
+        return 0;
+    }
     CUptiResult r = CUPTI_ERROR_UNKNOWN;
     for (int attempt = 0; attempt < 5; attempt++) {
         if (attempt > 0)
@@ -139,9 +199,13 @@ static int get_availability(struct brc_rp_ctx *c)
         c->avail = xcalloc(av.counterAvailabilityImageSize, 1);
         av.pCounterAvailabilityImage = c->avail;
         r = cuptiProfilerGetCounterAvailability(&av);
-        if (r == CUPTI_SUCCESS)
+        if (r == CUPTI_SUCCESS) {
+            avail_write(c, av.counterAvailabilityImageSize, path);
+            free(path);
             return 0;
+        }
     }
+    free(path);
     brc_fail("cuptiProfilerGetCounterAvailability: %s (another profiling or sampling session "
              "on the device?): counters not collected in this context", brc_cupti_str(r));
     return -1;
@@ -159,7 +223,7 @@ static int make_host(struct brc_rp_ctx *c, CUdevice dev)
     chip.deviceIndex = (size_t)dev;
     CALL(cuptiDeviceGetChipName, &chip);
     double t0 = now_ms();
-    if (!chip.pChipName || get_availability(c) != 0)
+    if (!chip.pChipName || get_availability(c, chip.pChipName, dev) != 0)
         return -1;
     rp.stats.avail_ms += now_ms() - t0;
     CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
