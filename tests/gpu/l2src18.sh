@@ -1,0 +1,144 @@
+#!/bin/bash
+# l2src18.sh - issue 18: where the L2 bytes of a sampled pass under user ranges
+# differ from full collection (axpy, L2-resident: +0.689 % on 2,001 launches,
+# docs/validation.md §15), on one H200 in one device call. axpy 1M floats
+# (x and y 4 MiB each: 8 MiB read, 4 MiB written per launch; H200 L2 50 MB),
+# 1 + LAUNCHES launches, run directly under libbenchrun-cupti with L2 counters
+# split by source unit (lts__t_bytes = 32 x every LTS sector: from TEX, the
+# SMs; from LTC fabric, the link between the two L2 partitions; from GCC):
+#   full.all, full.all2   every launch, auto range (the all-launch default), twice
+#   user.all              every launch, user ranges
+#   user.s, full.s, async.s  sampled 10:50:20:1 under user, full, user-async
+#   user.s.q, full.s.q    the same sampled pair at a quarter of the size
+# Known answers per launch (tests/gpu/axpy.cu, one float read of x and y and
+# one write of y per thread): TEX read sectors 2N*4/32, TEX write sectors N*4/32.
+# Prints, per run and counter, the mean per profiled launch (the launches every
+# run profiled, by dispatch id) against full.all, and the cold first launch.
+# Output ($OUT): l2src18.txt (the table, printed last), l2src18-logs.tar.gz.
+# Time: full.all ~25 s per 1,000 launches, the others a few s each, plus the build.
+# usage: . .gpu/env.sh; [DEADLINE_S=200] [LAUNCHES=1000] bash tests/gpu/l2src18.sh [BUILD_DIR]
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${1:-/tmp/b18}
+FINAL=${OUT:-$ROOT/gpu-out}
+W=$(mktemp -d)/l2src18
+O=$W/logs
+R=$W/runs
+mkdir -p "$O" "$R" "$FINAL"
+export PATH=$PATH:/usr/local/cuda/bin
+DEADLINE_S=${DEADLINE_S:-200}
+STAGE_S=90
+N=${N:-1048576} LAUNCHES=${LAUNCHES:-1000} PLAN=10:50:20:1
+METRICS=${METRICS:-lts__t_bytes.sum,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_gcc.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,dram__bytes_read.sum}
+LOGNAME_=l2src18
+. "$ROOT/tests/gpu/lib.sh"
+T=$O/table.txt
+RUNS=$O/runs.tsv   # name, rc, wall seconds, n
+: >"$RUNS"
+row() { echo "$*" >>"$T"; }
+finish_up() {
+    tar -C "$W" --exclude='*_kernel_trace.csv' -czf "$FINAL/l2src18-logs.tar.gz" logs runs 2>/dev/null
+    cp "$T" "$FINAL/l2src18.txt" 2>/dev/null
+    cat "$T"
+}
+trap finish_up EXIT
+
+build_benchrun || { row "build failed (logs/build.log)"; exit 1; }
+LIB=$B/lib/benchrun/libbenchrun-cupti.so
+AXPY=$W/axpy
+timeout 120 nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -o "$AXPY" \
+    "$ROOT/tests/gpu/axpy.cu" >>"$O/build.log" 2>&1 || { row "nvcc axpy failed"; exit 1; }
+row "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null) $(date -u +%FT%TZ) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) N $N launches 1+$LAUNCHES"
+
+# under NAME TOGGLE PLAN N: axpy under the library (PLAN "": every launch)
+under() {
+    local name=$1 toggle=$2 plan=$3 n=$4 t0 rc
+    mkdir -p "$R/$name"
+    t0=$(now_ms)
+    st "$name" env CUDA_INJECTION64_PATH="$LIB" BENCHRUN_CUPTI_OUT="$R/$name" \
+        BENCHRUN_CUPTI_NAME="$name"_%pid% BENCHRUN_CUPTI_METRICS="$METRICS" \
+        ${plan:+BENCHRUN_CUPTI_SAMPLE="$plan"} BENCHRUN_CUPTI_TOGGLE="$toggle" "$AXPY" "$n" "$LAUNCHES"
+    rc=$?
+    printf '%s\t%d\t%s\t%s\n' "$name" "$rc" \
+        "$(awk "BEGIN{printf \"%.3f\", ($(now_ms) - $t0) / 1000}")" "$n" >>"$RUNS"
+}
+
+under user.s user "$PLAN" "$N"
+under full.s full "$PLAN" "$N"
+under async.s user-async "$PLAN" "$N"
+under user.all user "" "$N"
+under full.all full "" "$N"
+under user.s.q user "$PLAN" $((N / 4))
+under full.s.q full "$PLAN" $((N / 4))
+under full.all2 full "" "$N"
+
+python3 - "$RUNS" "$R" >>"$T" 2>&1 <<'PY'
+import csv, glob, json, os, statistics, sys
+runs_tsv, rdir = sys.argv[1:3]
+runs = [l.rstrip("\n").split("\t") for l in open(runs_tsv) if l.strip()]
+SHORT = {"lts__t_bytes.sum": "bytes/32", "lts__t_sectors_srcunit_tex.sum": "tex",
+         "lts__t_sectors_srcunit_ltcfabric.sum": "fabric", "lts__t_sectors_srcunit_gcc.sum": "gcc",
+         "lts__t_sectors_srcunit_tex_op_read.sum": "tex_rd", "lts__t_sectors_srcunit_tex_op_write.sum": "tex_wr",
+         "dram__bytes_read.sum": "dram_rd/32"}
+
+def load(name):
+    vals = {}
+    for f in glob.glob(os.path.join(rdir, name, "*_counter_collection.csv")):
+        for r in csv.DictReader(open(f)):
+            v = float(r["Counter_Value"])
+            if r["Counter_Name"] in ("lts__t_bytes.sum", "dram__bytes_read.sum"):
+                v /= 32
+            vals.setdefault(int(r["Dispatch_Id"]), {})[SHORT.get(r["Counter_Name"], r["Counter_Name"])] = v
+    js = sorted(glob.glob(os.path.join(rdir, name, "*_cupti.json")))
+    d = json.load(open(js[-1])) if js else {}
+    return vals, d
+
+loaded = {name: (int(n), rc, float(w)) + load(name) for name, rc, w, n in runs}
+cols = [c for c in SHORT.values()]
+for name, (n, rc, w, vals, d) in loaded.items():
+    extra = "; ".join("%s %s" % (k, d[k]) for k in ("ranges_unmatched", "launches_without_range",
+                      "ranges_dropped", "values_nonfinite", "error") if d.get(k))
+    print("%-10s rc %s %6.1f s  N %d  %d launches with counters%s" % (name, rc, w, n, len(vals),
+          ("  (" + extra + ")") if extra else ""))
+    if vals:
+        first = vals.get(min(vals))
+        print("   first (dispatch %d): %s" % (min(vals), "  ".join("%s %.0f" % (c, first.get(c, float("nan"))) for c in cols if c in first)))
+        print("   tex known: rd %d wr %d sectors" % (2 * n * 4 // 32, n * 4 // 32))
+
+def table(names, ref):
+    if ref not in loaded or not loaded[ref][3]:
+        print("no %s to compare with" % ref); return
+    common = set(loaded[ref][3])
+    for nm in names:
+        common &= set(loaded[nm][3]) if nm in loaded else set()
+    common.discard(min(loaded[ref][3]))   # the cold launch, shown above
+    common = sorted(common)
+    print("mean per launch over the %d launches (by dispatch id) every one of %s profiled, cold launch left out; "
+          "(sd) and %% against %s:" % (len(common), ", ".join(names), ref))
+    print("%-10s " % "run" + " ".join("%22s" % c for c in cols))
+    for nm in [ref] + [x for x in names if x != ref]:
+        v = loaded[nm][3]
+        cells = []
+        for c in cols:
+            a = [v[k][c] for k in common if c in v[k]]
+            b = [loaded[ref][3][k][c] for k in common if c in loaded[ref][3][k]]
+            if len(a) < 2 or len(a) != len(b):
+                cells.append("%22s" % "-"); continue
+            ma, mb = statistics.mean(a), statistics.mean(b)
+            pct = 100 * (ma - mb) / mb if mb else float("nan")
+            cells.append("%11.1f(%4.0f)%+6.2f%%" % (ma, statistics.stdev(a), pct) if nm != ref
+                         else "%15.1f(%5.0f)" % (ma, statistics.stdev(a)))
+        print("%-10s " % nm + " ".join(cells))
+
+table(["full.all", "full.all2", "user.all", "user.s", "full.s", "async.s"], "full.all")
+table(["user.s.q", "full.s.q"], "full.s.q")
+# per dispatch, the first 14 launches user.s profiled, against full.all
+if "user.s" in loaded and "full.all" in loaded:
+    u, f = loaded["user.s"][3], loaded["full.all"][3]
+    print("per dispatch, user.s vs full.all (tex, fabric, gcc sectors):")
+    for k in sorted(u)[:14]:
+        print("  %5d  user %s   full %s" % (k, " ".join("%8.0f" % u[k].get(c, -1) for c in ("tex", "fabric", "gcc")),
+              " ".join("%8.0f" % f.get(k, {}).get(c, -1) for c in ("tex", "fabric", "gcc"))))
+PY
+row "stages (name rc seconds):"
+sed 's/^/  /' "$O/stages.tsv" >>"$T"
