@@ -10,6 +10,8 @@
 #   user.all              every launch, user ranges
 #   user.s, full.s, async.s  sampled 10:50:20:1 under user, full, user-async
 #   user.s.q, full.s.q    the same sampled pair at a quarter of the size
+#   *.raw                 the same under user ranges without the empty ranges'
+#                         offset taken out (BENCHRUN_CUPTI_EMPTY_RANGES=0)
 # Known answers per launch (tests/gpu/axpy.cu, one float read of x and y and
 # one write of y per thread): TEX read sectors 2N*4/32, TEX write sectors N*4/32.
 # Prints, per run and counter, the mean per profiled launch (the launches every
@@ -56,14 +58,16 @@ timeout 120 nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -o "$AXPY" \
     "$ROOT/tests/gpu/axpy.cu" >>"$O/build.log" 2>&1 || { row "nvcc axpy failed"; exit 1; }
 row "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null) $(date -u +%FT%TZ) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) N $N launches 1+$LAUNCHES"
 
-# under NAME TOGGLE PLAN N: axpy under the library (PLAN "": every launch)
+# under NAME TOGGLE PLAN N [EMPTY]: axpy under the library (PLAN "": every
+# launch; EMPTY: BENCHRUN_CUPTI_EMPTY_RANGES)
 under() {
-    local name=$1 toggle=$2 plan=$3 n=$4 t0 rc
+    local name=$1 toggle=$2 plan=$3 n=$4 empty=${5:-} t0 rc
     mkdir -p "$R/$name"
     t0=$(now_ms)
     st "$name" env CUDA_INJECTION64_PATH="$LIB" BENCHRUN_CUPTI_OUT="$R/$name" \
         BENCHRUN_CUPTI_NAME="$name"_%pid% BENCHRUN_CUPTI_METRICS="$METRICS" \
-        ${plan:+BENCHRUN_CUPTI_SAMPLE="$plan"} BENCHRUN_CUPTI_TOGGLE="$toggle" "$AXPY" "$n" "$LAUNCHES"
+        ${plan:+BENCHRUN_CUPTI_SAMPLE="$plan"} ${empty:+BENCHRUN_CUPTI_EMPTY_RANGES="$empty"} \
+        BENCHRUN_CUPTI_TOGGLE="$toggle" "$AXPY" "$n" "$LAUNCHES"
     rc=$?
     printf '%s\t%d\t%s\t%s\n' "$name" "$rc" \
         "$(awk "BEGIN{printf \"%.3f\", ($(now_ms) - $t0) / 1000}")" "$n" >>"$RUNS"
@@ -81,11 +85,13 @@ done <<<"$CANDIDATES"
 [ -z "$METRICS" ] && { row "no candidate counter set fits one pass"; exit 1; }
 row "counters: $METRICS"
 under user.s user "$PLAN" "$N"
+under user.s.raw user "$PLAN" "$N" 0
 under full.s full "$PLAN" "$N"
 under async.s user-async "$PLAN" "$N"
 under user.all user "" "$N"
 under full.all full "" "$N"
 under user.s.q user "$PLAN" $((N / 4))
+under user.s.q.raw user "$PLAN" $((N / 4)) 0
 under full.s.q full "$PLAN" $((N / 4))
 under full.all2 full "" "$N"
 
@@ -106,12 +112,16 @@ def load(name):
             if r["Counter_Name"] in ("lts__t_bytes.sum", "dram__bytes_read.sum"):
                 v /= 32
             vals.setdefault(int(r["Dispatch_Id"]), {})[SHORT.get(r["Counter_Name"], r["Counter_Name"])] = v
+    for c in vals.values():   # the sectors neither from TEX nor from the fabric
+        if all(k in c for k in ("bytes/32", "tex", "fabric")):
+            c["rest"] = c["bytes/32"] - c["tex"] - c["fabric"]
     js = sorted(glob.glob(os.path.join(rdir, name, "*_cupti.json")))
     d = json.load(open(js[-1])) if js else {}
     return vals, d
 
 loaded = {name: (int(n), rc, float(w)) + load(name) for name, rc, w, n in runs}
-cols = [c for c in SHORT.values()]
+cols = [c for c in list(SHORT.values()) + ["rest"]
+        if any(c in v for run in loaded.values() for v in run[3].values())]
 for name, (n, rc, w, vals, d) in loaded.items():
     extra = "; ".join("%s %s" % (k, d[k]) for k in ("ranges_unmatched", "launches_without_range",
                       "ranges_dropped", "values_nonfinite", "error") if d.get(k))
@@ -121,6 +131,8 @@ for name, (n, rc, w, vals, d) in loaded.items():
         first = vals.get(min(vals))
         print("   first (dispatch %d): %s" % (min(vals), "  ".join("%s %.0f" % (c, first.get(c, float("nan"))) for c in cols if c in first)))
         print("   tex known: rd %d wr %d sectors" % (2 * n * 4 // 32, n * 4 // 32))
+    if d.get("range_offset"):
+        print("   range_offset: %s" % json.dumps(d["range_offset"]))
 
 def table(names, ref):
     if ref not in loaded or not loaded[ref][3]:
@@ -147,8 +159,8 @@ def table(names, ref):
                          else "%15.1f(%5.0f)" % (ma, statistics.stdev(a)))
         print("%-10s " % nm + " ".join(cells))
 
-table(["full.all", "full.all2", "user.all", "user.s", "full.s", "async.s"], "full.all")
-table(["user.s.q", "full.s.q"], "full.s.q")
+table(["full.all", "full.all2", "user.all", "user.s", "user.s.raw", "full.s", "async.s"], "full.all")
+table(["user.s.q", "user.s.q.raw", "full.s.q"], "full.s.q")
 # per dispatch, the first 14 launches user.s profiled, against full.all
 if "user.s" in loaded and "full.all" in loaded:
     u, f = loaded["user.s"][3], loaded["full.all"][3]

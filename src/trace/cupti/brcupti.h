@@ -81,6 +81,10 @@ struct brc_config {
     enum rpt_mode toggle;     /* BENCHRUN_CUPTI_TOGGLE (trace/rptoggle.h), default full */
     bool param_units;      /* sampled passes: signatures split by parameter key
                               (BENCHRUN_CUPTI_PARAM_UNITS, default 1; params.c) */
+    unsigned empty_ranges; /* user ranges: ranges pushed around no work before the first
+                              launch's, their counts taken out of every launch's
+                              (BENCHRUN_CUPTI_EMPTY_RANGES, default 3, 0: none;
+                              trace/rangeoffset.h) */
 };
 
 extern struct brc_config brc_cfg;
@@ -236,6 +240,10 @@ struct brc_rp_stats {
     uint64_t avail_cached;         /* availability images read from BENCHRUN_CUPTI_CACHE */
 };
 void brc_rp_stats(struct brc_rp_stats *out);
+/* The companion JSON's "range_offset": per context, the empty ranges pushed
+ * and decoded and the offset taken out of each launch's range (null outside
+ * user ranges). */
+void brc_rp_offset_json(FILE *fp);
 /* Ranges a counter data image holds (the JSON's image_ranges). */
 size_t brc_rp_image_ranges(void);
 

@@ -31,6 +31,10 @@
  *                           between profiled and unprofiled launches (trace/rptoggle.h,
  *                           rangeprof.c; default user in sampled passes, full with
  *                           every launch profiled; startstop, user-async experimental)
+ *   BENCHRUN_CUPTI_EMPTY_RANGES  user ranges: ranges pushed around no work before a
+ *                           context's first launch range, whose median counts are taken
+ *                           out of every launch's (default 3, at most 64; 0: none;
+ *                           trace/rangeoffset.h)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
@@ -65,6 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trace/rangeoffset.h"
 #include "util/sigsafe.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -383,6 +388,8 @@ static void read_config(void)
      * to its own launch (measured free on a single-threaded program; it did
      * not cure user ranges' NaN values on PyTorch: docs/validation.md §13). */
     c->serialize = ser && *ser ? strcmp(ser, "1") == 0 : c->nmetrics && rpt_user_ranges(c->toggle);
+    size_t empty = env_size("BENCHRUN_CUPTI_EMPTY_RANGES", RO_DEFAULT_EMPTY_RANGES, 0);
+    c->empty_ranges = rpt_user_ranges(c->toggle) ? (unsigned)(empty > 64 ? 64 : empty) : 0;
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
@@ -513,6 +520,7 @@ static void write_json(const char *reason)
         if (brc_cfg.nmetrics)
             brc_launches_json(fp);
         json_census(fp);
+        brc_rp_offset_json(fp);
         fputs("  \"error\": ", fp);
         if (lib.error)
             brc_json_str(fp, lib.error);

@@ -66,6 +66,7 @@
 #include <cupti_target.h>
 #include <cupti_range_profiler.h>
 
+#include "trace/rangeoffset.h"
 #include "trace/rptoggle.h"
 #include "util/xalloc.h"
 
@@ -84,6 +85,13 @@ struct brc_rp_ctx {
     size_t nranges, capvals, capnames, taken;
     bool failed;
     bool reenable;             /* disabled at a module unload: enable at the next arm */
+    /* user ranges: what a range counts of its own (trace/rangeoffset.h) */
+    unsigned empty_pushed, empty_decoded;
+    double *empty_vals;        /* empty_decoded rows of nmetrics values */
+    double *offset;            /* per counter (NaN: none); set once every empty range is decoded */
+    size_t offset_counters;    /* counters given an offset */
+    uint64_t offset_ranges;    /* launch ranges the offset was taken out of */
+    uint64_t offset_floored;   /* their values below the offset, made 0 */
 };
 
 /* The module's state: contexts (each allocated once, never moved: pointers
@@ -368,10 +376,9 @@ static char *range_name(const struct brc_rp_ctx *c, size_t i)
     return xstrdup(ri.rangeName);
 }
 
-/* The debug log's line for decoded range i (values already evaluated). */
-static void debug_range(const struct brc_rp_ctx *c, size_t i)
+/* The debug log's line for decoded range i (its values v already evaluated). */
+static void debug_range(size_t i, size_t slot, const double *v, const char *name)
 {
-    const double *v = c->vals + (c->nranges + i) * brc_cfg.nmetrics;
     char bad[256] = "";
     size_t nbad = 0, len = 0;
     for (size_t m = 0; m < brc_cfg.nmetrics; m++)
@@ -381,8 +388,23 @@ static void debug_range(const struct brc_rp_ctx *c, size_t i)
             if (k > 0 && (size_t)k < sizeof(bad) - len)
                 len += (size_t)k;
         }
-    BRC_DEBUG("range %zu/%zu nonfinite=%zu [%s] v0=%g %s", i, c->nranges + i, nbad, bad,
-              brc_cfg.nmetrics ? v[0] : 0.0, c->names[c->nranges + i] ? c->names[c->nranges + i] : "(none)");
+    BRC_DEBUG("range %zu/%zu nonfinite=%zu [%s] v0=%g %s", i, slot, nbad, bad,
+              brc_cfg.nmetrics ? v[0] : 0.0, name ? name : "(none)");
+}
+
+/* An empty range's values (trace/rangeoffset.h) kept; once every pushed one
+ * is decoded, their median is the offset of the context's launch ranges. */
+static void keep_empty(struct brc_rp_ctx *c, const double *v)
+{
+    size_t nm = brc_cfg.nmetrics;
+    c->empty_vals = xrealloc(c->empty_vals, (c->empty_decoded + 1) * nm * sizeof(double));
+    memcpy(c->empty_vals + c->empty_decoded * nm, v, nm * sizeof(double));
+    c->empty_decoded++;
+    if (c->empty_decoded == c->empty_pushed && !c->offset) {
+        c->offset = xmalloc(nm * sizeof(double));
+        c->offset_counters = ro_offset(c->empty_vals, c->empty_decoded, nm,
+                                       (const char *const *)brc_cfg.metrics, c->offset);
+    }
 }
 
 /* Decodes the (stopped) image and appends every range's values and name. */
@@ -403,7 +425,9 @@ static int decode(struct brc_rp_ctx *c)
     n = kept;
     xgrow((void **)&c->vals, &c->capvals, (c->nranges + n) * nm, sizeof(double));
     xgrow((void **)&c->names, &c->capnames, c->nranges + n, sizeof(char *));
+    size_t at = c->nranges;   /* the next launch range's slot: empty ones take none */
     for (size_t i = 0; i < n; i++) {
+        double *v = c->vals + at * nm;
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE };
         ev.pHostObject = c->host;
@@ -412,16 +436,29 @@ static int decode(struct brc_rp_ctx *c)
         ev.rangeIndex = i;
         ev.ppMetricNames = (const char **)brc_cfg.metrics;
         ev.numMetrics = nm;
-        ev.pMetricValues = c->vals + (c->nranges + i) * nm;
+        ev.pMetricValues = v;
         CALL(cuptiProfilerHostEvaluateToGpuValues, &ev);
-        c->names[c->nranges + i] = range_name(c, i);
+        char *name = range_name(c, i);
         if (brc_cfg.debug)
-            debug_range(c, i);
+            debug_range(i, at, v, name);
+        unsigned k;
+        if (ro_empty_index(name, &k)) {
+            keep_empty(c, v);
+            free(name);
+            continue;
+        }
+        c->names[at++] = name;
+    }
+    /* the empty ranges come first in the context's first image: the offset
+     * is known before any launch range is taken */
+    for (size_t r = c->nranges; c->offset && r < at; r++) {
+        c->offset_floored += ro_subtract(c->vals + r * nm, c->offset, nm);
+        c->offset_ranges++;
     }
     BRC_DEBUG("decoded ranges=%zu dropped=%zu counted=%zu", n, (size_t)dd.numOfRangeDropped,
               c->st.in_image);
-    c->nranges += n;
-    rp.stats.ranges += n;
+    rp.stats.ranges += at - c->nranges;
+    c->nranges = at;
     rp.stats.ranges_counted += c->st.in_image;
     if (brc_cfg.verbose)
         fprintf(stderr, "benchrun-cupti: %zu ranges collected\n", c->nranges);
@@ -562,6 +599,30 @@ static int run_steps(struct brc_rp_ctx *c, unsigned steps, const char *push_name
     return 0;
 }
 
+/* Before the context's first pushed range (steps: the first profiled
+ * launch's): what those steps set up before their push, then the empty
+ * ranges, each pushed and popped with the synchronization a launch's range
+ * gets (trace/rangeoffset.h); *steps keeps the launch's own push. 0/-1. */
+static int push_empty_ranges(struct brc_rp_ctx *c, unsigned *steps)
+{
+    unsigned push = *steps & (RPT_SYNC | RPT_PUSH);
+    if (run_steps(c, *steps & ~push, NULL) != 0)
+        return -1;
+    *steps = push;
+    BRC_PHASE("pushing the empty ranges (what a user range counts of its own)");
+    for (unsigned k = 0; k < brc_cfg.empty_ranges; k++) {
+        char name[48];
+        ro_empty_name(name, sizeof(name), k);
+        if (run_steps(c, push, name) != 0)
+            return -1;
+        rpt_count(&c->st);
+        c->empty_pushed++;
+        if (run_steps(c, rpt_launch_done(&c->st, false), NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* run_steps with the crash report's phase set to `phase`, then `after`. */
 static int run_in_phase(struct brc_rp_ctx *c, unsigned steps, const char *phase, const char *after)
 {
@@ -620,7 +681,11 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
     if (steps & RPT_PUSH)   /* launches.c joins on the number; the kernel is for people */
         rpt_range_name(name, sizeof(name), dispatch, kernel);
     BRC_PHASE("arming the range profiler for a profiled launch");
-    int rc = run_steps(c, steps, name);
+    int rc = 0;
+    if ((steps & RPT_PUSH) && !c->empty_pushed && brc_cfg.empty_ranges)
+        rc = push_empty_ranges(c, &steps);
+    if (rc == 0)
+        rc = run_steps(c, steps, name);
     BRC_PHASE("launch API entry callback (range profiler, events)");
     if (rc != 0)
         return -1;
@@ -741,6 +806,36 @@ void brc_rp_finish(void)
     for (size_t i = 0; i < rp.nctx; i++)
         if (rp.ctxs[i]->ctx)
             brc_rp_finish_ctx(rp.ctxs[i]);
+}
+
+void brc_rp_offset_json(FILE *fp)
+{
+    if (!brc_cfg.nmetrics || !rpt_user_ranges(brc_cfg.toggle)) {
+        fputs("  \"range_offset\": null,\n", fp);
+        return;
+    }
+    fprintf(fp, "  \"range_offset\": {\"empty_ranges\": %u, \"contexts\": [", brc_cfg.empty_ranges);
+    int n = 0;
+    for (size_t i = 0; i < rp.nctx; i++) {
+        const struct brc_rp_ctx *c = rp.ctxs[i];
+        if (!c->empty_pushed)
+            continue;
+        fprintf(fp, "%s{\"pushed\": %u, \"decoded\": %u, \"counters\": %zu, "
+                    "\"ranges_corrected\": %llu, \"values_floored\": %llu, \"offset\": {",
+                n++ ? ",\n    " : "\n    ", c->empty_pushed, c->empty_decoded,
+                c->offset_counters, (unsigned long long)c->offset_ranges,
+                (unsigned long long)c->offset_floored);
+        int k = 0;
+        for (size_t m = 0; c->offset && m < brc_cfg.nmetrics; m++) {
+            if (isnan(c->offset[m]))
+                continue;
+            fputs(k++ ? ", " : "", fp);
+            brc_json_str(fp, brc_cfg.metrics[m]);
+            fprintf(fp, ": %.10g", c->offset[m]);
+        }
+        fputs("}}", fp);
+    }
+    fputs(n ? "\n  ]},\n" : "]},\n", fp);
 }
 
 void brc_rp_stats(struct brc_rp_stats *out)
