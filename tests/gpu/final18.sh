@@ -186,6 +186,10 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*", ""))):
           sum(d.get("functions_preloaded", 0) for d in j),
           sum(d.get("ranges_past_pushes", 0) for d in j)))
     for d in j:
+        for c in (d.get("range_offset") or {}).get("contexts", []):
+            print("      range offset (empty ranges %s/%s, %s ranges corrected, %s floored): %s" % (
+                  c.get("decoded"), c.get("pushed"), c.get("ranges_corrected"), c.get("values_floored"),
+                  ", ".join("%s %.6g" % (k.split("__", 1)[-1], v) for k, v in c.get("offset", {}).items())))
         if d.get("ranges_unmatched_examples") or d.get("values_nonfinite"):
             print("      unmatched e.g. %s; nonfinite %s e.g. %s" % (d.get("ranges_unmatched_examples", [])[:2],
                   d.get("values_nonfinite"), d.get("values_nonfinite_example")))
