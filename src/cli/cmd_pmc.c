@@ -29,7 +29,7 @@ static const char usage[] =
     "      --launches MODE  all: counters on every launch; sampled: on a bounded\n"
     "                       sample per kernel (first 10, then one in each block\n"
     "                       of 50, 100, 200... launches), every launch traced and\n"
-    "                       the sums scaled up with a 95 %% interval;\n"
+    "                       the sums scaled up with a 95 % interval;\n"
     "                       sampled:FIRST:EVERY:BLOCKS:SEED another plan; default:\n"
     "                       the conf's LAUNCHES, else sampled on NVIDIA, all on AMD\n"
     "  -n, --dry-run        print every command that would run, create nothing\n"

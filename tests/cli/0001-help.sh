@@ -16,6 +16,8 @@ cmds=$("$BENCHRUN" --help | awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print
 for c in $cmds; do
     expect_exit 0 "$c --help" -- "$BENCHRUN" "$c" --help
     expect_grep "^usage: benchrun $c" "$T/out" "$c usage on stdout"
+    # a printf escape left in text that is printed as it is
+    ! grep -n '%%' "$T/out" >/dev/null || fail "$c --help prints '%%': $(grep -m1 '%%' "$T/out")"
     expect_exit 0 "help $c" -- "$BENCHRUN" help "$c"
 done
 finish
