@@ -8,24 +8,28 @@
 
 #include "trace/launchplan.h"
 
-static const char prefix[] = "benchrun-empty:";
+static const char *const prefixes[] = { [RO_EMPTY] = "benchrun-empty:",
+                                         [RO_WARMUP] = "benchrun-warmup:" };
 
-void ro_empty_name(char *buf, size_t size, unsigned index)
+void ro_range_name(char *buf, size_t size, enum ro_range kind, unsigned index)
 {
-    snprintf(buf, size, "%s%u", prefix, index);
+    snprintf(buf, size, "%s%u", kind == RO_WARMUP ? prefixes[RO_WARMUP] : prefixes[RO_EMPTY], index);
 }
 
-bool ro_empty_index(const char *name, unsigned *index)
+enum ro_range ro_range_kind(const char *name, unsigned *index)
 {
-    size_t n = sizeof(prefix) - 1;
-    if (!name || strncmp(name, prefix, n) != 0 || name[n] < '0' || name[n] > '9')
-        return false;
-    char *end;
-    unsigned long v = strtoul(name + n, &end, 10);
-    if (*end || v > 0xffffffffUL)
-        return false;
-    *index = (unsigned)v;
-    return true;
+    for (enum ro_range k = RO_EMPTY; name && k <= RO_WARMUP; k++) {
+        size_t n = strlen(prefixes[k]);
+        if (strncmp(name, prefixes[k], n) != 0 || name[n] < '0' || name[n] > '9')
+            continue;
+        char *end;
+        unsigned long v = strtoul(name + n, &end, 10);
+        if (*end || v > 0xffffffffUL)
+            return RO_LAUNCH;
+        *index = (unsigned)v;
+        return k;
+    }
+    return RO_LAUNCH;
 }
 
 bool ro_counter_offset(const char *counter)

@@ -17,7 +17,9 @@
  *              started once and kept started, one
  *              pushed range per profiled launch (named by its dispatch id),
  *              the context synchronized before the push and before the pop
- *              so the range holds that kernel alone; decoded as startstop
+ *              so the range holds that kernel alone; decoded as startstop;
+ *              what a range counts of its own is measured on ranges around
+ *              no work and taken out (trace/rangeoffset.h)
  *   user-async the same without the two synchronizations
  * Deferred decodes (all but full) also happen on request (rpt_flush: too
  * many launch records wait for a range) and at the end.

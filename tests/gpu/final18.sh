@@ -25,6 +25,11 @@
 #           sampled once; every pair compared (check_sampled.py --separate),
 #           the all-launch runs kept for resampling off the device
 #           (tests/tools/resample_pmc)
+#   seeds   the intervals' coverage: axpy 2,001 launches, pmc --launches all
+#           once, then sampled under SEEDS plans (sampled:10:50:20:S, default
+#           S = 1..8), each against the all-launch run (check_sampled.py
+#           --separate): per counter, how many intervals hold the all-launch
+#           total, the mean error and the mean interval
 # TOGGLE (every part): BENCHRUN_CUPTI_TOGGLE, the range profiler's toggle
 # (full, startstop, user, user-async; unset: the library's default, user in
 # sampled passes and full with every launch; tests/gpu/toggle18.sh compares them).
@@ -227,6 +232,38 @@ for j in glob.glob('$f/*_cupti.json'):
     d = json.load(open(j)); print('launches', d.get('launches'), 'profiled', d.get('launches_profiled'), 'armed', d.get('profiler_armed'), 'toggle', (d.get('profiler_toggle') or {}).get('used'), 'calls', d.get('profiler_calls'), 'ms', d.get('profiler_ms'), 'err', (d.get('error') or '')[:60])" 2>/dev/null) $(grep -h "pass $(basename "$f")" "$O/axpy.pmc_sampled2.log" | cut -c1-60)"
     done
     st axpy.analyze "$BR" analyze "$p"
+fi
+if want seeds; then
+    conf axseed "axpy 1M floats, 1 + 2,000 launches" "$G/axpy" 1048576 2000
+    STAGE_S=200 st axseed.pmc_all "$BR" pmc "$W/runs/axseed/axseed.conf" --launches all
+    a=$(last axseed pmc)
+    [ -n "$a" ] && st axseed.analyze_all "$BR" analyze "$a"
+    for s in ${SEEDS:-1 2 3 4 5 6 7 8}; do
+        [ -n "$a" ] || break
+        STAGE_S=60 st "axseed.s$s" "$BR" pmc "$W/runs/axseed/axseed.conf" --launches "sampled:10:50:20:$s"
+        p=$(last axseed pmc)
+        [ "$p" = "$a" ] && continue
+        st "axseed.analyze_s$s" "$BR" analyze "$p"
+        python3 "$ROOT/tests/cli/check_sampled.py" "$a" "$p" --separate \
+            --only 'sass_thread_inst|inst_executed|ops_path_tensor|dram__bytes_read|lts__t_bytes' \
+            --max-rel 0.01 >"$O/axseed.s$s.accuracy" 2>&1
+    done
+    python3 - "$O" >>"$T" 2>&1 <<'PY'
+import glob, re, statistics, sys
+pat = re.compile(r"^\s*TOTAL (\S+) (\S+) sampled \S+ all (\S+) \(([+-]?[\d.]+) %, interval \+-([\d.]+) %, (covers|misses)\)")
+per = {}
+files = sorted(glob.glob(sys.argv[1] + "/axseed.s*.accuracy"))
+for f in files:
+    for line in open(f):
+        m = pat.match(line)
+        if m and float(m.group(3)) != 0:
+            per.setdefault((m.group(1), m.group(2)), []).append((float(m.group(4)), float(m.group(5)), m.group(6) == "covers"))
+print("seeds: axpy 2,001 launches, %d sampled runs against one --launches all run (same call)" % len(files))
+print("  %-16s %-52s %5s %8s %8s %8s" % ("pass", "counter", "cover", "mean%", "mean|%|", "ci95%"))
+for (p, c), v in sorted(per.items()):
+    print("  %-16s %-52s %2d/%-2d %+8.3f %8.3f %8.3f" % (p, c, sum(x[2] for x in v), len(v),
+          statistics.mean(x[0] for x in v), statistics.mean(abs(x[0]) for x in v), statistics.mean(x[1] for x in v)))
+PY
 fi
 if want axpy; then
     if [ "${AXPY2K:-1}" != 0 ]; then

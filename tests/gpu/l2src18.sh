@@ -67,7 +67,7 @@ under() {
     st "$name" env CUDA_INJECTION64_PATH="$LIB" BENCHRUN_CUPTI_OUT="$R/$name" \
         BENCHRUN_CUPTI_NAME="$name"_%pid% BENCHRUN_CUPTI_METRICS="$METRICS" \
         ${plan:+BENCHRUN_CUPTI_SAMPLE="$plan"} ${empty:+BENCHRUN_CUPTI_EMPTY_RANGES="$empty"} \
-        BENCHRUN_CUPTI_TOGGLE="$toggle" "$AXPY" "$n" "$LAUNCHES"
+        BENCHRUN_CUPTI_TOGGLE="$toggle" ${EXTRA:-} "$AXPY" "$n" "$LAUNCHES"
     rc=$?
     printf '%s\t%d\t%s\t%s\n' "$name" "$rc" \
         "$(awk "BEGIN{printf \"%.3f\", ($(now_ms) - $t0) / 1000}")" "$n" >>"$RUNS"
@@ -84,7 +84,7 @@ while IFS= read -r m; do
 done <<<"$CANDIDATES"
 [ -z "$METRICS" ] && { row "no candidate counter set fits one pass"; exit 1; }
 row "counters: $METRICS"
-under user.s user "$PLAN" "$N"
+EXTRA=BENCHRUN_CUPTI_DEBUG=1 under user.s user "$PLAN" "$N"
 under user.s.raw user "$PLAN" "$N" 0
 under full.s full "$PLAN" "$N"
 under async.s user-async "$PLAN" "$N"
@@ -169,5 +169,8 @@ if "user.s" in loaded and "full.all" in loaded:
         print("  %5d  user %s   full %s" % (k, " ".join("%8.0f" % u[k].get(c, -1) for c in ("tex", "fabric", "gcc")),
               " ".join("%8.0f" % f.get(k, {}).get(c, -1) for c in ("tex", "fabric", "gcc"))))
 PY
+row "user.s's warm-up, empty and first launch ranges (debug log: range index/slot, lts__t_bytes.sum):"
+grep -h " range " "$R"/user.s/*_debug.log 2>/dev/null | head -8 | sed 's/^/  /' >>"$T"
+grep -h " range .*benchrun-warmup" "$R"/user.s/*_debug.log 2>/dev/null | tail -2 | sed 's/^/  /' >>"$T"
 row "stages (name rc seconds):"
 sed 's/^/  /' "$O/stages.tsv" >>"$T"

@@ -19,24 +19,30 @@ static void test_names(void **state)
     (void)state;
     char buf[64];
     unsigned k = 99;
-    ro_empty_name(buf, sizeof(buf), 2);
-    assert_string_equal(buf, "benchrun-empty:2");
-    assert_true(ro_empty_index(buf, &k));
-    assert_int_equal(k, 2);
-    ro_empty_name(buf, sizeof(buf), 4000000000u);
-    assert_true(ro_empty_index(buf, &k));
-    assert_int_equal(k, 4000000000u);
-    /* never a dispatch-numbered name: the join by dispatch id cannot take it */
     uint64_t d;
+    ro_range_name(buf, sizeof(buf), RO_EMPTY, 2);
+    assert_string_equal(buf, "benchrun-empty:2");
+    assert_int_equal(ro_range_kind(buf, &k), RO_EMPTY);
+    assert_int_equal(k, 2);
+    /* never a dispatch-numbered name: the join by dispatch id cannot take it */
     assert_false(rpt_range_dispatch(buf, &d));
+    ro_range_name(buf, sizeof(buf), RO_WARMUP, 4000000000u);
+    assert_string_equal(buf, "benchrun-warmup:4000000000");
+    assert_int_equal(ro_range_kind(buf, &k), RO_WARMUP);
+    assert_int_equal(k, 4000000000u);
+    assert_false(rpt_range_dispatch(buf, &d));
+    /* a launch's range, whatever else */
     k = 7;
-    assert_false(ro_empty_index("benchrun-empty:", &k));
-    assert_false(ro_empty_index("benchrun-empty:1x", &k));
-    assert_false(ro_empty_index("benchrun-empty:-1", &k));
-    assert_false(ro_empty_index("benchrun-empty:99999999999", &k));
-    assert_false(ro_empty_index("12:benchrun-empty:1", &k));
-    assert_false(ro_empty_index(NULL, &k));
-    assert_int_equal(k, 7);   /* unchanged on refusal */
+    char launch[64];
+    rpt_range_name(launch, sizeof(launch), 12, "benchrun-empty:1");
+    assert_int_equal(ro_range_kind(launch, &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind("benchrun-empty:", &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind("benchrun-empty:1x", &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind("benchrun-empty:-1", &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind("benchrun-warmup:99999999999", &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind("benchrun-warm:1", &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind(NULL, &k), RO_LAUNCH);
+    assert_int_equal(k, 7);   /* unchanged unless one of the two kinds */
 }
 
 static void test_counters(void **state)

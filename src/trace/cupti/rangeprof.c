@@ -25,6 +25,9 @@
  *     (rpt_ranges_kept); work outside a pushed range is
  *     in no range (NVIDIA's range_profiling sample, CUDA 12.6+, launches a
  *     kernel after its last pop and before the stop: it gets no range).
+ *     After each start a warm-up range, and after the context's first the
+ *     empty ranges, are pushed around no work: what a range counts of its
+ *     own is taken out of each launch's (trace/rangeoffset.h).
  *     user synchronizes the context before the push and before the pop, so
  *     the range holds the launch's kernel and nothing else whatever the
  *     order CUPTI gives the push and pop against the stream; user-async does
@@ -86,7 +89,7 @@ struct brc_rp_ctx {
     bool failed;
     bool reenable;             /* disabled at a module unload: enable at the next arm */
     /* user ranges: what a range counts of its own (trace/rangeoffset.h) */
-    unsigned empty_pushed, empty_decoded;
+    unsigned empty_pushed, empty_decoded, warmups_pushed, warmups_decoded;
     double *empty_vals;        /* empty_decoded rows of nmetrics values */
     double *offset;            /* per counter (NaN: none); set once every empty range is decoded */
     size_t offset_counters;    /* counters given an offset */
@@ -442,8 +445,12 @@ static int decode(struct brc_rp_ctx *c)
         if (brc_cfg.debug)
             debug_range(i, at, v, name);
         unsigned k;
-        if (ro_empty_index(name, &k)) {
-            keep_empty(c, v);
+        enum ro_range kind = ro_range_kind(name, &k);
+        if (kind != RO_LAUNCH) {
+            if (kind == RO_EMPTY)
+                keep_empty(c, v);
+            else
+                c->warmups_decoded++;
             free(name);
             continue;
         }
@@ -599,24 +606,31 @@ static int run_steps(struct brc_rp_ctx *c, unsigned steps, const char *push_name
     return 0;
 }
 
-/* Before the context's first pushed range (steps: the first profiled
- * launch's): what those steps set up before their push, then the empty
- * ranges, each pushed and popped with the synchronization a launch's range
- * gets (trace/rangeoffset.h); *steps keeps the launch's own push. 0/-1. */
-static int push_empty_ranges(struct brc_rp_ctx *c, unsigned *steps)
+/* A user-range launch whose steps start the profiler: what those steps do
+ * before their push, then a warm-up range and, after the context's first
+ * start, the empty ranges, each pushed and popped around no work with the
+ * synchronization a launch's range gets (trace/rangeoffset.h); *steps
+ * keeps the launch's own push. 0/-1. */
+static int push_offset_ranges(struct brc_rp_ctx *c, unsigned *steps)
 {
     unsigned push = *steps & (RPT_SYNC | RPT_PUSH);
     if (run_steps(c, *steps & ~push, NULL) != 0)
         return -1;
     *steps = push;
-    BRC_PHASE("pushing the empty ranges (what a user range counts of its own)");
-    for (unsigned k = 0; k < brc_cfg.empty_ranges; k++) {
+    BRC_PHASE("pushing the warm-up and empty ranges (what a user range counts of its own)");
+    unsigned n = 1 + (c->empty_pushed ? 0 : brc_cfg.empty_ranges);
+    for (unsigned i = 0; i < n; i++) {
+        bool warmup = i == 0;
         char name[48];
-        ro_empty_name(name, sizeof(name), k);
+        ro_range_name(name, sizeof(name), warmup ? RO_WARMUP : RO_EMPTY,
+                      warmup ? c->warmups_pushed : c->empty_pushed);
         if (run_steps(c, push, name) != 0)
             return -1;
         rpt_count(&c->st);
-        c->empty_pushed++;
+        if (warmup)
+            c->warmups_pushed++;
+        else
+            c->empty_pushed++;
         if (run_steps(c, rpt_launch_done(&c->st, false), NULL) != 0)
             return -1;
     }
@@ -682,8 +696,8 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
         rpt_range_name(name, sizeof(name), dispatch, kernel);
     BRC_PHASE("arming the range profiler for a profiled launch");
     int rc = 0;
-    if ((steps & RPT_PUSH) && !c->empty_pushed && brc_cfg.empty_ranges)
-        rc = push_empty_ranges(c, &steps);
+    if ((steps & RPT_PUSH) && (steps & RPT_START) && brc_cfg.empty_ranges)
+        rc = push_offset_ranges(c, &steps);
     if (rc == 0)
         rc = run_steps(c, steps, name);
     BRC_PHASE("launch API entry callback (range profiler, events)");
@@ -820,9 +834,11 @@ void brc_rp_offset_json(FILE *fp)
         const struct brc_rp_ctx *c = rp.ctxs[i];
         if (!c->empty_pushed)
             continue;
-        fprintf(fp, "%s{\"pushed\": %u, \"decoded\": %u, \"counters\": %zu, "
+        fprintf(fp, "%s{\"pushed\": %u, \"decoded\": %u, \"warmups_pushed\": %u, "
+                    "\"warmups_decoded\": %u, \"counters\": %zu, "
                     "\"ranges_corrected\": %llu, \"values_floored\": %llu, \"offset\": {",
                 n++ ? ",\n    " : "\n    ", c->empty_pushed, c->empty_decoded,
+                c->warmups_pushed, c->warmups_decoded,
                 c->offset_counters, (unsigned long long)c->offset_ranges,
                 (unsigned long long)c->offset_floored);
         int k = 0;
