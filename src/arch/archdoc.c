@@ -501,7 +501,10 @@ void archdoc_header(struct strbuf *out)
         "collect in CUPTI user ranges, whose elapsed counters (`gpu__time_duration.sum`,\n"
         "`sm__cycles_elapsed.sum`) span the range, not the kernel, and are not written:\n"
         "there `eff_clock_MHz` and `clock_MHz_{pass}` are empty and the clock comes from\n"
-        "the power run or `--clock-mhz`. `benchrun analyze --resample PLAN` reads a run\n"
+        "the power run or `--clock-mhz`. What a user range counts of its own (measured on\n"
+        "empty ranges at the pass's start: ~40 KB of `lts__t_bytes` on the H200) is taken\n"
+        "out of every launch's values (`range_offset` in the pass's `*_cupti.json`).\n"
+        "`benchrun analyze --resample PLAN` reads a run\n"
         "with every launch profiled through the same scaling, from the plan's launches\n"
         "only: the estimates a sampled pass would give, beside the run's own totals.\n\n");
 }

@@ -3,14 +3,14 @@
  * A pushed user range counts the profiler's own work between its push and
  * its pop along with the launch inside it. Measured on the H200
  * (tests/gpu/l2src18.sh, axpy, x and y L2-resident, docs/validation.md §16):
- * the same launch's range held ~1,850 more L2 sectors (lts__t_bytes / 32,
- * ~59 KB) under user ranges than under auto ranges, at 1M floats and at 256K
+ * the same launch's range held ~1,750 more L2 sectors (lts__t_bytes / 32,
+ * ~56 KB) under user ranges than under auto ranges, at 1M floats and at 256K
  * alike; none of it from the SMs (lts__t_sectors_srcunit_tex exact, 393,216
  * a launch, in every mode) nor from the L2 fabric. A fixed cost per range:
  * +0.35 % of axpy's L2 bytes, more on smaller kernels, and no spread of the
  * sampled launches shows it.
  *
- * The first range after each start of the profiler held more again (+1,800
+ * The first range after each start of the profiler held more again (+1,650
  * to +3,600 sectors on the same launch). So a pass in user ranges pushes,
  * after every start, one warm-up range around no work, never read; after
  * the first start, then a few empty ranges, each with the synchronization a
@@ -19,7 +19,7 @@
  * that add up work (".sum" rollups, not the elapsed ones: a user range does
  * not write those, rptoggle.h); a value below its offset becomes 0 and is
  * counted. The empty ranges saw ~1,150-1,350 of the ~1,750 sectors: the
- * rest, ~500 sectors (0.1 % of axpy's L2 bytes), stays in each range.
+ * rest, ~130-590 sectors (up to 0.1 % of axpy's L2 bytes), stays in each range.
  * Pure arithmetic, no allocation; tests/unit/test_rangeoffset.c.
  */
 #ifndef BR_TRACE_RANGEOFFSET_H
