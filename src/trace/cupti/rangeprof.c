@@ -395,19 +395,13 @@ static void debug_range(size_t i, size_t slot, const double *v, const char *name
               brc_cfg.nmetrics ? v[0] : 0.0, name ? name : "(none)");
 }
 
-/* An empty range's values (trace/rangeoffset.h) kept; once every pushed one
- * is decoded, their median is the offset of the context's launch ranges. */
+/* An empty range's values (trace/rangeoffset.h), kept for the offset. */
 static void keep_empty(struct brc_rp_ctx *c, const double *v)
 {
     size_t nm = brc_cfg.nmetrics;
     c->empty_vals = xrealloc(c->empty_vals, (c->empty_decoded + 1) * nm * sizeof(double));
     memcpy(c->empty_vals + c->empty_decoded * nm, v, nm * sizeof(double));
     c->empty_decoded++;
-    if (c->empty_decoded == c->empty_pushed && !c->offset) {
-        c->offset = xmalloc(nm * sizeof(double));
-        c->offset_counters = ro_offset(c->empty_vals, c->empty_decoded, nm,
-                                       (const char *const *)brc_cfg.metrics, c->offset);
-    }
 }
 
 /* Decodes the (stopped) image and appends every range's values and name. */
@@ -456,8 +450,14 @@ static int decode(struct brc_rp_ctx *c)
         }
         c->names[at++] = name;
     }
-    /* the empty ranges come first in the context's first image: the offset
-     * is known before any launch range is taken */
+    /* the empty ranges come first in the context's first image, so its
+     * decode has all of them that CUPTI kept: their median is the offset of
+     * this and every later launch range */
+    if (!c->offset && c->empty_decoded) {
+        c->offset = xmalloc(nm * sizeof(double));
+        c->offset_counters = ro_offset(c->empty_vals, c->empty_decoded, nm,
+                                       (const char *const *)brc_cfg.metrics, c->offset);
+    }
     for (size_t r = c->nranges; c->offset && r < at; r++) {
         c->offset_floored += ro_subtract(c->vals + r * nm, c->offset, nm);
         c->offset_ranges++;
