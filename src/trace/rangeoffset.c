@@ -9,16 +9,17 @@
 #include "trace/launchplan.h"
 
 static const char *const prefixes[] = { [RO_EMPTY] = "benchrun-empty:",
-                                         [RO_WARMUP] = "benchrun-warmup:" };
+                                         [RO_WARMUP] = "benchrun-warmup:",
+                                         [RO_GAP] = "benchrun-gap:" };
 
 void ro_range_name(char *buf, size_t size, enum ro_range kind, unsigned index)
 {
-    snprintf(buf, size, "%s%u", kind == RO_WARMUP ? prefixes[RO_WARMUP] : prefixes[RO_EMPTY], index);
+    snprintf(buf, size, "%s%u", prefixes[kind == RO_LAUNCH ? RO_EMPTY : kind], index);
 }
 
 enum ro_range ro_range_kind(const char *name, unsigned *index)
 {
-    for (enum ro_range k = RO_EMPTY; name && k <= RO_WARMUP; k++) {
+    for (enum ro_range k = RO_EMPTY; name && k <= RO_GAP; k++) {
         size_t n = strlen(prefixes[k]);
         if (strncmp(name, prefixes[k], n) != 0 || name[n] < '0' || name[n] > '9')
             continue;

@@ -35,6 +35,8 @@ enum ro_range {
     RO_LAUNCH,    /* any other name: a launch's range */
     RO_EMPTY,     /* "benchrun-empty:<index>": its counts are the offset's samples */
     RO_WARMUP,    /* "benchrun-warmup:<index>": pushed first after a start, not read */
+    RO_GAP,       /* "benchrun-gap:<index>": pushed around no work after unprofiled
+                     launches, before the next launch's range (BENCHRUN_CUPTI_GAP_RANGES) */
 };
 
 /* The range's name (not a dispatch-numbered one: rptoggle.h's join never

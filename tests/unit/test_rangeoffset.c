@@ -31,6 +31,11 @@ static void test_names(void **state)
     assert_int_equal(ro_range_kind(buf, &k), RO_WARMUP);
     assert_int_equal(k, 4000000000u);
     assert_false(rpt_range_dispatch(buf, &d));
+    ro_range_name(buf, sizeof(buf), RO_GAP, 0);
+    assert_string_equal(buf, "benchrun-gap:0");
+    assert_int_equal(ro_range_kind(buf, &k), RO_GAP);
+    assert_int_equal(k, 0);
+    assert_false(rpt_range_dispatch(buf, &d));
     /* a launch's range, whatever else */
     k = 7;
     char launch[64];
@@ -41,8 +46,9 @@ static void test_names(void **state)
     assert_int_equal(ro_range_kind("benchrun-empty:-1", &k), RO_LAUNCH);
     assert_int_equal(ro_range_kind("benchrun-warmup:99999999999", &k), RO_LAUNCH);
     assert_int_equal(ro_range_kind("benchrun-warm:1", &k), RO_LAUNCH);
+    assert_int_equal(ro_range_kind("benchrun-gap:", &k), RO_LAUNCH);
     assert_int_equal(ro_range_kind(NULL, &k), RO_LAUNCH);
-    assert_int_equal(k, 7);   /* unchanged unless one of the two kinds */
+    assert_int_equal(k, 7);   /* unchanged unless one of the library's kinds */
 }
 
 static void test_counters(void **state)

@@ -85,6 +85,9 @@ struct brc_config {
                               launch's, their counts taken out of every launch's
                               (BENCHRUN_CUPTI_EMPTY_RANGES, default 3, 0: none;
                               trace/rangeoffset.h) */
+    unsigned gap_ranges;   /* user ranges: empty ranges pushed after unprofiled launches,
+                              before the next launch's (BENCHRUN_CUPTI_GAP_RANGES,
+                              default 0; trace/rangeoffset.h) */
 };
 
 extern struct brc_config brc_cfg;

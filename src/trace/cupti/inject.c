@@ -35,6 +35,9 @@
  *                           context's first launch range, whose median counts are taken
  *                           out of every launch's (default 3, at most 64; 0: none;
  *                           trace/rangeoffset.h)
+ *   BENCHRUN_CUPTI_GAP_RANGES  user ranges: empty ranges pushed after unprofiled launches,
+ *                           before the next launch's range, one per such launch up
+ *                           to this many per context (default 0; trace/rangeoffset.h)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
@@ -390,6 +393,8 @@ static void read_config(void)
     c->serialize = ser && *ser ? strcmp(ser, "1") == 0 : c->nmetrics && rpt_user_ranges(c->toggle);
     size_t empty = env_size("BENCHRUN_CUPTI_EMPTY_RANGES", RO_DEFAULT_EMPTY_RANGES, 0);
     c->empty_ranges = rpt_user_ranges(c->toggle) ? (unsigned)(empty > 64 ? 64 : empty) : 0;
+    size_t gaps = env_size("BENCHRUN_CUPTI_GAP_RANGES", 0, 0);
+    c->gap_ranges = rpt_user_ranges(c->toggle) ? (unsigned)(gaps > 1000000 ? 1000000 : gaps) : 0;
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;

@@ -91,6 +91,9 @@ struct brc_rp_ctx {
     /* user ranges: what a range counts of its own (trace/rangeoffset.h) */
     unsigned empty_pushed, empty_decoded, warmups_pushed, warmups_decoded;
     double *empty_vals;        /* empty_decoded rows of nmetrics values */
+    bool unprofiled;           /* a launch ran outside a range since the last push */
+    unsigned gaps_pushed, gaps_decoded;   /* gap ranges (BENCHRUN_CUPTI_GAP_RANGES) */
+    double *gap_vals;          /* gaps_decoded rows of nmetrics values */
     double *offset;            /* per counter (NaN: none); set once every empty range is decoded */
     size_t offset_counters;    /* counters given an offset */
     uint64_t offset_ranges;    /* launch ranges the offset was taken out of */
@@ -395,13 +398,13 @@ static void debug_range(size_t i, size_t slot, const double *v, const char *name
               brc_cfg.nmetrics ? v[0] : 0.0, name ? name : "(none)");
 }
 
-/* An empty range's values (trace/rangeoffset.h), kept for the offset. */
-static void keep_empty(struct brc_rp_ctx *c, const double *v)
+/* An empty or gap range's values (trace/rangeoffset.h): one more row of *rows. */
+static void keep_row(double **rows, unsigned *n, const double *v)
 {
     size_t nm = brc_cfg.nmetrics;
-    c->empty_vals = xrealloc(c->empty_vals, (c->empty_decoded + 1) * nm * sizeof(double));
-    memcpy(c->empty_vals + c->empty_decoded * nm, v, nm * sizeof(double));
-    c->empty_decoded++;
+    *rows = xrealloc(*rows, (*n + 1) * nm * sizeof(double));
+    memcpy(*rows + *n * nm, v, nm * sizeof(double));
+    (*n)++;
 }
 
 /* Decodes the (stopped) image and appends every range's values and name. */
@@ -442,7 +445,9 @@ static int decode(struct brc_rp_ctx *c)
         enum ro_range kind = ro_range_kind(name, &k);
         if (kind != RO_LAUNCH) {
             if (kind == RO_EMPTY)
-                keep_empty(c, v);
+                keep_row(&c->empty_vals, &c->empty_decoded, v);
+            else if (kind == RO_GAP)
+                keep_row(&c->gap_vals, &c->gaps_decoded, v);
             else
                 c->warmups_decoded++;
             free(name);
@@ -606,11 +611,22 @@ static int run_steps(struct brc_rp_ctx *c, unsigned steps, const char *push_name
     return 0;
 }
 
+/* One range of the library's own (trace/rangeoffset.h) pushed and popped
+ * around no work, with the synchronization a launch's range gets (push: the
+ * launch's push steps). 0/-1. */
+static int push_own_range(struct brc_rp_ctx *c, unsigned push, enum ro_range kind, unsigned index)
+{
+    char name[48];
+    ro_range_name(name, sizeof(name), kind, index);
+    if (run_steps(c, push, name) != 0)
+        return -1;
+    rpt_count(&c->st);
+    return run_steps(c, rpt_launch_done(&c->st, false), NULL);
+}
+
 /* A user-range launch whose steps start the profiler: what those steps do
  * before their push, then a warm-up range and, after the context's first
- * start, the empty ranges, each pushed and popped around no work with the
- * synchronization a launch's range gets (trace/rangeoffset.h); *steps
- * keeps the launch's own push. 0/-1. */
+ * start, the empty ranges; *steps keeps the launch's own push. 0/-1. */
 static int push_offset_ranges(struct brc_rp_ctx *c, unsigned *steps)
 {
     unsigned push = *steps & (RPT_SYNC | RPT_PUSH);
@@ -618,22 +634,12 @@ static int push_offset_ranges(struct brc_rp_ctx *c, unsigned *steps)
         return -1;
     *steps = push;
     BRC_PHASE("pushing the warm-up and empty ranges (what a user range counts of its own)");
-    unsigned n = 1 + (c->empty_pushed ? 0 : brc_cfg.empty_ranges);
-    for (unsigned i = 0; i < n; i++) {
-        bool warmup = i == 0;
-        char name[48];
-        ro_range_name(name, sizeof(name), warmup ? RO_WARMUP : RO_EMPTY,
-                      warmup ? c->warmups_pushed : c->empty_pushed);
-        if (run_steps(c, push, name) != 0)
+    if (push_own_range(c, push, RO_WARMUP, c->warmups_pushed++) != 0)
+        return -1;
+    bool first_start = c->empty_pushed == 0;
+    for (unsigned i = 0; first_start && i < brc_cfg.empty_ranges; i++)
+        if (push_own_range(c, push, RO_EMPTY, c->empty_pushed++) != 0)
             return -1;
-        rpt_count(&c->st);
-        if (warmup)
-            c->warmups_pushed++;
-        else
-            c->empty_pushed++;
-        if (run_steps(c, rpt_launch_done(&c->st, false), NULL) != 0)
-            return -1;
-    }
     return 0;
 }
 
@@ -698,8 +704,14 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
     int rc = 0;
     if ((steps & RPT_PUSH) && (steps & RPT_START) && brc_cfg.empty_ranges)
         rc = push_offset_ranges(c, &steps);
+    else if ((steps & RPT_PUSH) && c->unprofiled && c->gaps_pushed < brc_cfg.gap_ranges) {
+        BRC_PHASE("pushing a gap range (what a range after unprofiled launches counts of its own)");
+        rc = push_own_range(c, steps & (RPT_SYNC | RPT_PUSH), RO_GAP, c->gaps_pushed++);
+    }
     if (rc == 0)
         rc = run_steps(c, steps, name);
+    if (steps & RPT_PUSH)
+        c->unprofiled = false;
     BRC_PHASE("launch API entry callback (range profiler, events)");
     if (rc != 0)
         return -1;
@@ -726,6 +738,7 @@ int brc_rp_disarm(struct brc_rp_ctx *c)
 {
     if (c->failed)
         return -1;
+    c->unprofiled = true;
     return run_in_phase(c, rpt_unprofiled(&c->st),
                         "disarming the range profiler (cuptiRangeProfilerStop/DecodeData)",
                         "launch API entry callback (range profiler, events)");
@@ -835,10 +848,11 @@ void brc_rp_offset_json(FILE *fp)
         if (!c->empty_pushed)
             continue;
         fprintf(fp, "%s{\"pushed\": %u, \"decoded\": %u, \"warmups_pushed\": %u, "
-                    "\"warmups_decoded\": %u, \"counters\": %zu, "
+                    "\"warmups_decoded\": %u, \"gaps_pushed\": %u, \"gaps_decoded\": %u, "
+                    "\"counters\": %zu, "
                     "\"ranges_corrected\": %llu, \"values_floored\": %llu, \"offset\": {",
                 n++ ? ",\n    " : "\n    ", c->empty_pushed, c->empty_decoded,
-                c->warmups_pushed, c->warmups_decoded,
+                c->warmups_pushed, c->warmups_decoded, c->gaps_pushed, c->gaps_decoded,
                 c->offset_counters, (unsigned long long)c->offset_ranges,
                 (unsigned long long)c->offset_floored);
         int k = 0;
