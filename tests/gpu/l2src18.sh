@@ -111,6 +111,7 @@ runs_tsv, rdir = sys.argv[1:3]
 runs = [l.rstrip("\n").split("\t") for l in open(runs_tsv) if l.strip()]
 SHORT = {"lts__t_bytes.sum": "bytes/32", "lts__t_sectors_srcunit_tex.sum": "tex",
          "lts__t_sectors_srcunit_ltcfabric.sum": "fabric", "lts__t_sectors_srcunit_gcc.sum": "gcc",
+         "lts__t_sectors_srcunit_l.sum": "l",
          "lts__t_sectors_srcunit_tex_op_read.sum": "tex_rd", "lts__t_sectors_srcunit_tex_op_write.sum": "tex_wr",
          "dram__bytes_read.sum": "dram_rd/32"}
 
