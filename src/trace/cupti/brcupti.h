@@ -85,10 +85,14 @@ struct brc_config {
                               launch's, their counts taken out of every launch's
                               (BENCHRUN_CUPTI_EMPTY_RANGES, default 3, 0: none;
                               trace/rangeoffset.h) */
-    unsigned gap_ranges;   /* user ranges: empty ranges pushed after unprofiled launches,
-                              before the next launch's (BENCHRUN_CUPTI_GAP_RANGES,
-                              default 0; trace/rangeoffset.h) */
+    unsigned null_ranges;  /* user ranges: pairs of ranges around one and two launches of
+                              a null kernel after the empty ranges, which give the offset
+                              instead (BENCHRUN_CUPTI_NULL_RANGES, default 3, 0: none) */
 };
+
+/* Set while the library loads or launches a kernel of its own (the null
+ * kernel of rangeprof.c): its callbacks ignore those calls. */
+extern __thread bool brc_own_work;
 
 extern struct brc_config brc_cfg;
 
