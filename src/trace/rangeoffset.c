@@ -9,18 +9,16 @@
 #include "trace/launchplan.h"
 
 static const char *const prefixes[] = { [RO_EMPTY] = "benchrun-empty:",
-                                         [RO_WARMUP] = "benchrun-warmup:",
-                                         [RO_ONE] = "benchrun-null1:",
-                                         [RO_TWO] = "benchrun-null2:" };
+                                         [RO_WARMUP] = "benchrun-warmup:" };
 
 void ro_range_name(char *buf, size_t size, enum ro_range kind, unsigned index)
 {
-    snprintf(buf, size, "%s%u", prefixes[kind == RO_LAUNCH ? RO_EMPTY : kind], index);
+    snprintf(buf, size, "%s%u", kind == RO_WARMUP ? prefixes[RO_WARMUP] : prefixes[RO_EMPTY], index);
 }
 
 enum ro_range ro_range_kind(const char *name, unsigned *index)
 {
-    for (enum ro_range k = RO_EMPTY; name && k <= RO_TWO; k++) {
+    for (enum ro_range k = RO_EMPTY; name && k <= RO_WARMUP; k++) {
         size_t n = strlen(prefixes[k]);
         if (strncmp(name, prefixes[k], n) != 0 || name[n] < '0' || name[n] > '9')
             continue;
@@ -52,41 +50,23 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The median of counter m's finite values in k rows of nm (NaN: none). */
-static double column_median(const double *rows, size_t k, size_t nm, size_t m)
-{
-    double col[64];
-    size_t n = 0;
-    for (size_t i = 0; i < k && n < sizeof(col) / sizeof(*col); i++)
-        if (isfinite(rows[i * nm + m]))
-            col[n++] = rows[i * nm + m];
-    return n ? median(col, n) : NAN;
-}
-
 size_t ro_offset(const double *samples, size_t k, size_t nm, const char *const *counters,
                  double *offset)
 {
     size_t given = 0;
-    for (size_t m = 0; m < nm; m++) {
-        offset[m] = ro_counter_offset(counters[m]) ? column_median(samples, k, nm, m) : NAN;
-        given += !isnan(offset[m]);
-    }
-    return given;
-}
-
-size_t ro_offset_paired(const double *one, size_t k1, const double *two, size_t k2, size_t nm,
-                        const char *const *counters, double *offset)
-{
-    size_t given = 0;
+    double col[64];
     for (size_t m = 0; m < nm; m++) {
         offset[m] = NAN;
         if (!ro_counter_offset(counters[m]))
             continue;
-        double d = 2 * column_median(one, k1, nm, m) - column_median(two, k2, nm, m);
-        if (isnan(d))
-            continue;
-        offset[m] = d > 0 ? d : 0;
-        given++;
+        size_t n = 0;
+        for (size_t i = 0; i < k && n < sizeof(col) / sizeof(*col); i++)
+            if (isfinite(samples[i * nm + m]))
+                col[n++] = samples[i * nm + m];
+        if (n) {
+            offset[m] = median(col, n);
+            given++;
+        }
     }
     return given;
 }

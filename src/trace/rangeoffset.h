@@ -30,15 +30,11 @@
 
 /* Empty ranges a pass pushes by default (BENCHRUN_CUPTI_EMPTY_RANGES). */
 #define RO_DEFAULT_EMPTY_RANGES 3
-/* Null-kernel range pairs by default (BENCHRUN_CUPTI_NULL_RANGES). */
-#define RO_DEFAULT_NULL_PAIRS 3
 
 enum ro_range {
     RO_LAUNCH,    /* any other name: a launch's range */
     RO_EMPTY,     /* "benchrun-empty:<index>": its counts are the offset's samples */
     RO_WARMUP,    /* "benchrun-warmup:<index>": pushed first after a start, not read */
-    RO_ONE,       /* "benchrun-null1:<index>": around one launch of the null kernel */
-    RO_TWO,       /* "benchrun-null2:<index>": around two launches of it */
 };
 
 /* The range's name (not a dispatch-numbered one: rptoggle.h's join never
@@ -56,16 +52,6 @@ bool ro_counter_offset(const char *counter);
  * given an offset. */
 size_t ro_offset(const double *samples, size_t k, size_t nm, const char *const *counters,
                  double *offset);
-
-/* offset[m] = 2·median(one) - median(two), at least 0: one holds k1 rows of
- * the ranges around one launch of the null kernel, two k2 rows of those
- * around two. What a range with one launch in it counts beyond that launch,
- * where the null kernel's own counts are the same at each launch: they
- * cancel (instructions exactly). For the counters ro_counter_offset takes
- * where both sides have a finite value; NaN elsewhere. Returns the counters
- * given an offset. */
-size_t ro_offset_paired(const double *one, size_t k1, const double *two, size_t k2, size_t nm,
-                        const char *const *counters, double *offset);
 
 /* vals[m] minus offset[m] where the offset is a number and the value
  * finite, 0 where that would be below 0. Returns the values so floored. */

@@ -12,8 +12,6 @@
 #   user.s.q, full.s.q    the same sampled pair at a quarter of the size
 #   *.raw                 the same under user ranges without the empty ranges'
 #                         offset taken out (BENCHRUN_CUPTI_EMPTY_RANGES=0)
-#   *.empty               the same under user ranges with the offset from the
-#                         empty ranges alone (BENCHRUN_CUPTI_NULL_RANGES=0)
 # ASYNC=1 adds async.s, QUARTER=1 the quarter-size runs.
 # Known answers per launch (tests/gpu/axpy.cu, one float read of x and y and
 # one write of y per thread): TEX read sectors 2N*4/32, TEX write sectors N*4/32.
@@ -21,7 +19,7 @@
 # run profiled, by dispatch id) against full.all, and the cold first launch;
 # per user-range run the rest's excess over full.all by the launches run
 # unprofiled before the range (0: the previous launch was profiled too); the
-# warm-up, empty and null-kernel ranges' L2 sectors from the debug logs.
+# warm-up and empty ranges' L2 sectors from the debug logs.
 # Output ($OUT): l2src18.txt (the table, printed last), l2src18-logs.tar.gz.
 # Time: full.all ~25 s per 1,000 launches, the others a few s each, plus the build.
 # usage: . .gpu/env.sh; [DEADLINE_S=200] [LAUNCHES=1000] bash tests/gpu/l2src18.sh [BUILD_DIR]
@@ -91,12 +89,10 @@ done <<<"$CANDIDATES"
 [ -z "$METRICS" ] && { row "no candidate counter set fits one pass"; exit 1; }
 row "counters: $METRICS"
 EXTRA=BENCHRUN_CUPTI_DEBUG=1 under user.s user "$PLAN" "$N"
-EXTRA="BENCHRUN_CUPTI_DEBUG=1 BENCHRUN_CUPTI_NULL_RANGES=0" under user.s.empty user "$PLAN" "$N"
 under user.s.raw user "$PLAN" "$N" 0
 under full.s full "$PLAN" "$N"
 [ "${ASYNC:-0}" = 1 ] && under async.s user-async "$PLAN" "$N"
 EXTRA=BENCHRUN_CUPTI_DEBUG=1 under user.all user "" "$N"
-EXTRA=BENCHRUN_CUPTI_NULL_RANGES=0 under user.all.empty user "" "$N"
 under full.all full "" "$N"
 if [ "${QUARTER:-0}" = 1 ]; then
     under user.s.q user "$PLAN" $((N / 4))
@@ -173,8 +169,8 @@ def table(names, ref):
 def present(names):
     return [x for x in names if x in loaded]
 
-table(present(["full.all", "full.all2", "user.all", "user.all.empty", "user.s", "user.s.empty",
-               "user.s.raw", "full.s", "async.s"]), "full.all")
+table(present(["full.all", "full.all2", "user.all", "user.s", "user.s.raw", "full.s", "async.s"]),
+      "full.all")
 if "full.s.q" in loaded:
     table(present(["user.s.q", "user.s.q.raw", "full.s.q"]), "full.s.q")
 
@@ -186,8 +182,7 @@ if "full.all" in loaded:
     f = loaded["full.all"][3]
     print("rest excess over full.all per launch, by unprofiled launches before the range "
           "(n, mean, sd):")
-    for nm in present(["user.all", "user.all.empty", "user.s", "user.s.empty", "user.s.raw", "full.s",
-                       "async.s"]):
+    for nm in present(["user.all", "user.s", "user.s.raw", "full.s", "async.s"]):
         v = loaded[nm][3]
         ks = sorted(k for k in v if k in f and "rest" in v[k] and "rest" in f[k])
         gaps = {}
@@ -207,14 +202,14 @@ if "full.all" in loaded:
 # the library's own ranges, from the debug logs: "range i/slot ... v0=<lts__t_bytes> <name>"
 import re
 print("own ranges' L2 sectors (lts__t_bytes.sum/32, debug log; n, mean, sd, min, max):")
-for nm in present(["user.s", "user.s.empty", "user.all"]):
+for nm in present(["user.s", "user.all"]):
     own = {}
     for lg in glob.glob(os.path.join(rdir, nm, "*_debug.log")):
         for line in open(lg, errors="replace"):
-            m = re.search(r" range \d+/\d+ nonfinite=0 \[\] v0=(\S+) benchrun-(warmup|empty|null1|null2):(\d+)", line)
+            m = re.search(r" range \d+/\d+ nonfinite=0 \[\] v0=(\S+) benchrun-(warmup|empty):(\d+)", line)
             if m:
                 own.setdefault(m.group(2), []).append(float(m.group(1)) / 32)
-    for kind in ("warmup", "empty", "null1", "null2"):
+    for kind in ("warmup", "empty"):
         a = own.get(kind, [])
         if a:
             print("  %-10s %-7s %4d %9.1f (%6.1f) %8.0f %8.0f" % (nm, kind, len(a), statistics.mean(a),

@@ -85,14 +85,7 @@ struct brc_config {
                               launch's, their counts taken out of every launch's
                               (BENCHRUN_CUPTI_EMPTY_RANGES, default 3, 0: none;
                               trace/rangeoffset.h) */
-    unsigned null_ranges;  /* user ranges: pairs of ranges around one and two launches of
-                              a null kernel after the empty ranges, which give the offset
-                              instead (BENCHRUN_CUPTI_NULL_RANGES, default 3, 0: none) */
 };
-
-/* Set while the library loads or launches a kernel of its own (the null
- * kernel of rangeprof.c): its callbacks ignore those calls. */
-extern __thread bool brc_own_work;
 
 extern struct brc_config brc_cfg;
 

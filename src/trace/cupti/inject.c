@@ -35,10 +35,6 @@
  *                           context's first launch range, whose median counts are taken
  *                           out of every launch's (default 3, at most 64; 0: none;
  *                           trace/rangeoffset.h)
- *   BENCHRUN_CUPTI_NULL_RANGES  user ranges: pairs of ranges around one and two launches
- *                           of a null kernel, pushed after the empty ones; the offset is
- *                           2 x the first's median - the second's (default 3, at most 32;
- *                           0: the empty ranges' median; trace/rangeoffset.h)
  *   BENCHRUN_CUPTI_COPIES   0: no memory copy/set activity (default 1, both modes:
  *                           <prefix>_memory_copy_trace.csv, trace/copytrace.h)
  *   BENCHRUN_CUPTI_SERIALIZE 1: the library's lock held through every launch and
@@ -79,7 +75,6 @@
 #include "util/xalloc.h"
 
 struct brc_config brc_cfg;
-__thread bool brc_own_work;
 
 /* What the launch callbacks saw, for the companion JSON (atomic counters). */
 struct census {
@@ -395,8 +390,6 @@ static void read_config(void)
     c->serialize = ser && *ser ? strcmp(ser, "1") == 0 : c->nmetrics && rpt_user_ranges(c->toggle);
     size_t empty = env_size("BENCHRUN_CUPTI_EMPTY_RANGES", RO_DEFAULT_EMPTY_RANGES, 0);
     c->empty_ranges = rpt_user_ranges(c->toggle) ? (unsigned)(empty > 64 ? 64 : empty) : 0;
-    size_t pairs = env_size("BENCHRUN_CUPTI_NULL_RANGES", RO_DEFAULT_NULL_PAIRS, 0);
-    c->null_ranges = rpt_user_ranges(c->toggle) ? (unsigned)(pairs > 32 ? 32 : pairs) : 0;
     const char *copies = getenv("BENCHRUN_CUPTI_COPIES");
     c->copies = !(copies && strcmp(copies, "0") == 0);
     c->verbose = verbose && strcmp(verbose, "1") == 0;
@@ -1192,8 +1185,6 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
                                  const void *data)
 {
     (void)ud;
-    if (brc_own_work)   /* the library's own kernel: not the application's */
-        return;
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
         on_resource(id, data);
         return;

@@ -91,12 +91,6 @@ struct brc_rp_ctx {
     /* user ranges: what a range counts of its own (trace/rangeoffset.h) */
     unsigned empty_pushed, empty_decoded, warmups_pushed, warmups_decoded;
     double *empty_vals;        /* empty_decoded rows of nmetrics values */
-    bool offset_pushed;        /* the empty and null-kernel ranges were pushed */
-    int null_state;            /* the null kernel: 0 not loaded, 1 loaded, -1 failed */
-    CUfunction null_fn;
-    unsigned ones_pushed, ones_decoded, twos_pushed, twos_decoded;
-    double *one_vals, *two_vals;   /* ranges around one and two null launches */
-    const char *offset_from;   /* which ranges gave the offset */
     double *offset;            /* per counter (NaN: none); set once every empty range is decoded */
     size_t offset_counters;    /* counters given an offset */
     uint64_t offset_ranges;    /* launch ranges the offset was taken out of */
@@ -401,13 +395,13 @@ static void debug_range(size_t i, size_t slot, const double *v, const char *name
               brc_cfg.nmetrics ? v[0] : 0.0, name ? name : "(none)");
 }
 
-/* An empty or gap range's values (trace/rangeoffset.h): one more row of *rows. */
-static void keep_row(double **rows, unsigned *n, const double *v)
+/* An empty range's values (trace/rangeoffset.h), kept for the offset. */
+static void keep_empty(struct brc_rp_ctx *c, const double *v)
 {
     size_t nm = brc_cfg.nmetrics;
-    *rows = xrealloc(*rows, (*n + 1) * nm * sizeof(double));
-    memcpy(*rows + *n * nm, v, nm * sizeof(double));
-    (*n)++;
+    c->empty_vals = xrealloc(c->empty_vals, (c->empty_decoded + 1) * nm * sizeof(double));
+    memcpy(c->empty_vals + c->empty_decoded * nm, v, nm * sizeof(double));
+    c->empty_decoded++;
 }
 
 /* Decodes the (stopped) image and appends every range's values and name. */
@@ -448,11 +442,7 @@ static int decode(struct brc_rp_ctx *c)
         enum ro_range kind = ro_range_kind(name, &k);
         if (kind != RO_LAUNCH) {
             if (kind == RO_EMPTY)
-                keep_row(&c->empty_vals, &c->empty_decoded, v);
-            else if (kind == RO_ONE)
-                keep_row(&c->one_vals, &c->ones_decoded, v);
-            else if (kind == RO_TWO)
-                keep_row(&c->two_vals, &c->twos_decoded, v);
+                keep_empty(c, v);
             else
                 c->warmups_decoded++;
             free(name);
@@ -460,19 +450,13 @@ static int decode(struct brc_rp_ctx *c)
         }
         c->names[at++] = name;
     }
-    /* the library's ranges come first in the context's first image, so its
-     * decode has all of them that CUPTI kept: the null-kernel pairs, or else
-     * the empty ranges, give the offset of this and every later launch range */
-    const char *const *counters = (const char *const *)brc_cfg.metrics;
-    if (!c->offset && c->null_state > 0 && c->ones_decoded && c->twos_decoded) {
+    /* the empty ranges come first in the context's first image, so its
+     * decode has all of them that CUPTI kept: their median is the offset of
+     * this and every later launch range */
+    if (!c->offset && c->empty_decoded) {
         c->offset = xmalloc(nm * sizeof(double));
-        c->offset_counters = ro_offset_paired(c->one_vals, c->ones_decoded, c->two_vals,
-                                              c->twos_decoded, nm, counters, c->offset);
-        c->offset_from = "null-kernel ranges";
-    } else if (!c->offset && c->empty_decoded) {
-        c->offset = xmalloc(nm * sizeof(double));
-        c->offset_counters = ro_offset(c->empty_vals, c->empty_decoded, nm, counters, c->offset);
-        c->offset_from = "empty ranges";
+        c->offset_counters = ro_offset(c->empty_vals, c->empty_decoded, nm,
+                                       (const char *const *)brc_cfg.metrics, c->offset);
     }
     for (size_t r = c->nranges; c->offset && r < at; r++) {
         c->offset_floored += ro_subtract(c->vals + r * nm, c->offset, nm);
@@ -622,88 +606,34 @@ static int run_steps(struct brc_rp_ctx *c, unsigned steps, const char *push_name
     return 0;
 }
 
-/* A kernel that does nothing, JIT-compiled for the device at hand: the
- * launch the null-kernel ranges hold (trace/rangeoffset.h). */
-static const char null_ptx[] = ".version 7.0\n.target sm_50\n.address_size 64\n"
-                               ".visible .entry benchrun_null()\n{\n\tret;\n}\n";
-
-/* n launches of the null kernel, one warp each, on the legacy stream (the
- * ranges around them synchronize the context); the library's callbacks
- * ignore them (brc_own_work). 0/-1, -1 also marking the kernel failed. */
-static int null_launch(struct brc_rp_ctx *c, unsigned n)
-{
-    CUresult r = CUDA_SUCCESS;
-    brc_own_work = true;
-    for (unsigned i = 0; i < n && r == CUDA_SUCCESS; i++)
-        r = cuLaunchKernel(c->null_fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
-    brc_own_work = false;
-    if (r != CUDA_SUCCESS) {
-        BRC_DEBUG("null kernel launch: CUDA error %d", (int)r);
-        c->null_state = -1;
-        return -1;
-    }
-    return 0;
-}
-
-/* Loads the null kernel into the current context and runs it once, before
- * the profiler starts, so that no range holds its load (lazy loading). */
-static void null_load(struct brc_rp_ctx *c)
-{
-    CUmodule m;
-    brc_own_work = true;
-    bool ok = cuModuleLoadData(&m, null_ptx) == CUDA_SUCCESS &&
-              cuModuleGetFunction(&c->null_fn, m, "benchrun_null") == CUDA_SUCCESS;
-    brc_own_work = false;
-    c->null_state = ok ? 1 : -1;
-    if (ok && (null_launch(c, 1) != 0 || cuCtxSynchronize() != CUDA_SUCCESS))
-        c->null_state = -1;
-    BRC_DEBUG("null kernel %s", c->null_state > 0 ? "loaded" : "failed: the empty ranges give the offset");
-}
-
-/* One range of the library's own (trace/rangeoffset.h) pushed and popped
- * around `launches` launches of the null kernel (0: no work), with the
- * synchronization a launch's range gets (push: the launch's push steps).
- * 0/-1 (a failed null launch is not a failure: the offset then comes from
- * the empty ranges). */
-static int push_own_range(struct brc_rp_ctx *c, unsigned push, enum ro_range kind, unsigned index,
-                          unsigned launches)
-{
-    char name[48];
-    ro_range_name(name, sizeof(name), kind, index);
-    if (run_steps(c, push, name) != 0)
-        return -1;
-    if (launches)
-        null_launch(c, launches);
-    rpt_count(&c->st);
-    return run_steps(c, rpt_launch_done(&c->st, false), NULL);
-}
-
 /* A user-range launch whose steps start the profiler: what those steps do
  * before their push, then a warm-up range and, after the context's first
- * start, the empty ranges and the null-kernel pairs; *steps keeps the
- * launch's own push. 0/-1. */
+ * start, the empty ranges, each pushed and popped around no work with the
+ * synchronization a launch's range gets (trace/rangeoffset.h); *steps
+ * keeps the launch's own push. 0/-1. */
 static int push_offset_ranges(struct brc_rp_ctx *c, unsigned *steps)
 {
-    bool first_start = !c->offset_pushed;
-    if (first_start && brc_cfg.null_ranges && c->null_state == 0) {
-        BRC_PHASE("loading the null kernel (what a user range counts of its own)");
-        null_load(c);
-    }
     unsigned push = *steps & (RPT_SYNC | RPT_PUSH);
     if (run_steps(c, *steps & ~push, NULL) != 0)
         return -1;
     *steps = push;
-    BRC_PHASE("pushing the warm-up, empty and null-kernel ranges (what a user range counts of its own)");
-    if (push_own_range(c, push, RO_WARMUP, c->warmups_pushed++, 0) != 0)
-        return -1;
-    c->offset_pushed = true;
-    for (unsigned i = 0; first_start && i < brc_cfg.empty_ranges; i++)
-        if (push_own_range(c, push, RO_EMPTY, c->empty_pushed++, 0) != 0)
+    BRC_PHASE("pushing the warm-up and empty ranges (what a user range counts of its own)");
+    unsigned n = 1 + (c->empty_pushed ? 0 : brc_cfg.empty_ranges);
+    for (unsigned i = 0; i < n; i++) {
+        bool warmup = i == 0;
+        char name[48];
+        ro_range_name(name, sizeof(name), warmup ? RO_WARMUP : RO_EMPTY,
+                      warmup ? c->warmups_pushed : c->empty_pushed);
+        if (run_steps(c, push, name) != 0)
             return -1;
-    for (unsigned i = 0; first_start && c->null_state > 0 && i < brc_cfg.null_ranges; i++)
-        if (push_own_range(c, push, RO_ONE, c->ones_pushed++, 1) != 0 ||
-            push_own_range(c, push, RO_TWO, c->twos_pushed++, 2) != 0)
+        rpt_count(&c->st);
+        if (warmup)
+            c->warmups_pushed++;
+        else
+            c->empty_pushed++;
+        if (run_steps(c, rpt_launch_done(&c->st, false), NULL) != 0)
             return -1;
+    }
     return 0;
 }
 
@@ -766,7 +696,7 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
         rpt_range_name(name, sizeof(name), dispatch, kernel);
     BRC_PHASE("arming the range profiler for a profiled launch");
     int rc = 0;
-    if ((steps & RPT_PUSH) && (steps & RPT_START) && (brc_cfg.empty_ranges || brc_cfg.null_ranges))
+    if ((steps & RPT_PUSH) && (steps & RPT_START) && brc_cfg.empty_ranges)
         rc = push_offset_ranges(c, &steps);
     if (rc == 0)
         rc = run_steps(c, steps, name);
@@ -898,24 +828,17 @@ void brc_rp_offset_json(FILE *fp)
         fputs("  \"range_offset\": null,\n", fp);
         return;
     }
-    fprintf(fp, "  \"range_offset\": {\"empty_ranges\": %u, \"null_pairs\": %u, \"contexts\": [",
-            brc_cfg.empty_ranges, brc_cfg.null_ranges);
+    fprintf(fp, "  \"range_offset\": {\"empty_ranges\": %u, \"contexts\": [", brc_cfg.empty_ranges);
     int n = 0;
     for (size_t i = 0; i < rp.nctx; i++) {
         const struct brc_rp_ctx *c = rp.ctxs[i];
-        if (!c->offset_pushed)
+        if (!c->empty_pushed)
             continue;
         fprintf(fp, "%s{\"pushed\": %u, \"decoded\": %u, \"warmups_pushed\": %u, "
-                    "\"warmups_decoded\": %u, \"null_kernel\": %s, \"null1_pushed\": %u, "
-                    "\"null1_decoded\": %u, \"null2_pushed\": %u, \"null2_decoded\": %u, "
-                    "\"offset_from\": %s%s%s, \"counters\": %zu, "
+                    "\"warmups_decoded\": %u, \"counters\": %zu, "
                     "\"ranges_corrected\": %llu, \"values_floored\": %llu, \"offset\": {",
                 n++ ? ",\n    " : "\n    ", c->empty_pushed, c->empty_decoded,
                 c->warmups_pushed, c->warmups_decoded,
-                c->null_state > 0 ? "\"loaded\"" : c->null_state < 0 ? "\"failed\"" : "null",
-                c->ones_pushed, c->ones_decoded, c->twos_pushed, c->twos_decoded,
-                c->offset_from ? "\"" : "", c->offset_from ? c->offset_from : "null",
-                c->offset_from ? "\"" : "",
                 c->offset_counters, (unsigned long long)c->offset_ranges,
                 (unsigned long long)c->offset_floored);
         int k = 0;
