@@ -135,11 +135,12 @@ static int pick_clock(const struct an_opts *o, const struct rp_power *pw, char *
 }
 
 /* What the NVIDIA collector's companion files say about launches without
- * counters, one warning per pass (read/cuptijson.h). */
+ * counters, one warning per pass, and the range offsets a sampled pass's
+ * intervals are widened by (read/cuptijson.h). */
 static void collector_notes(struct an_state *s)
 {
     for (uint32_t p = 0; p < s->run.npasses; p++) {
-        const struct rp_pass *ps = &s->run.passes[p];
+        struct rp_pass *ps = &s->run.passes[p];
         struct cj_pass cj;
         memset(&cj, 0, sizeof(cj));
         if (ps->dir && fs_is_dir(ps->dir) && cj_read_pass(&cj, ps->dir) > 0) {
@@ -147,6 +148,11 @@ static void collector_notes(struct an_state *s)
             if (msg)
                 mx_warn(&s->res, "%s", msg);
             free(msg);
+            if (ps->sampled && cj.noffsets && ps->ncounters) {
+                ps->coffset = xcalloc(ps->ncounters, sizeof(double));
+                for (uint32_t c = 0; c < ps->ncounters; c++)
+                    ps->coffset[c] = cj_offset(&cj, ps->counters[c]);
+            }
         }
         cj_release(&cj);
     }

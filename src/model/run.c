@@ -20,6 +20,7 @@ static void pass_release(struct rp_pass *p)
     free(p->dur_ns);
     free(p->csum);
     free(p->cvar);
+    free(p->coffset);
     free(p->cdf);
     free(p->crows);
     free(p->bad_value_at);

@@ -103,6 +103,11 @@ struct rp_pass {
     uint64_t *uncounted;        /* [k] traced launches without counter rows (lost, or a
                                    sampled kernel none of whose launches was profiled) */
     double *cvar, *cdf;         /* [k*ncounters + c] */
+    /* [c] what a CUPTI user range counted of its own per launch, taken out
+     * of every profiled launch's value by the collector (its *_cupti.json
+     * range_offset); NULL where the pass has none. What it missed is
+     * bounded by it: launch_sampling.csv's offset_bound = launches × this. */
+    double *coffset;
     uint64_t profiled_total;    /* Σ profiled[k] */
     uint64_t untraced;          /* profiled launches missing from the trace */
 };

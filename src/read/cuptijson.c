@@ -9,6 +9,7 @@
 #include "util/xalloc.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,42 @@ static void add_kernels(struct cj_pass *cp, json_t *arr)
     }
 }
 
+/* range_offset.contexts[].offset: the largest per counter. */
+static void add_offsets(struct cj_pass *cp, json_t *ro)
+{
+    size_t i;
+    json_t *ctx;
+    json_array_foreach(json_object_get(ro, "contexts"), i, ctx) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(json_object_get(ctx, "offset"), key, v) {
+            double x = json_is_number(v) ? json_number_value(v) : NAN;
+            if (!(x >= 0) || !isfinite(x))
+                continue;
+            size_t k = 0;
+            while (k < cp->noffsets && strcmp(cp->offset_counter[k], key))
+                k++;
+            if (k == cp->noffsets) {
+                cp->offset_counter = xrealloc(cp->offset_counter, (k + 1) * sizeof(char *));
+                cp->offset = xrealloc(cp->offset, (k + 1) * sizeof(double));
+                cp->offset_counter[k] = xstrdup(key);
+                cp->offset[k] = x;
+                cp->noffsets++;
+            } else if (x > cp->offset[k]) {
+                cp->offset[k] = x;
+            }
+        }
+    }
+}
+
+double cj_offset(const struct cj_pass *cp, const char *counter)
+{
+    for (size_t k = 0; k < cp->noffsets; k++)
+        if (!strcmp(cp->offset_counter[k], counter))
+            return cp->offset[k];
+    return 0;
+}
+
 static void add_object(struct cj_pass *cp, json_t *o)
 {
     cp->files++;
@@ -80,6 +117,9 @@ static void add_object(struct cj_pass *cp, json_t *o)
     json_t *k = json_object_get(o, "kernels_without_counters");
     if (json_is_array(k))
         add_kernels(cp, k);
+    json_t *ro = json_object_get(o, "range_offset");
+    if (json_is_object(ro))
+        add_offsets(cp, ro);
 }
 
 int cj_add_text(struct cj_pass *cp, const char *name, const char *text, size_t len)
@@ -131,6 +171,10 @@ void cj_release(struct cj_pass *cp)
         free(cp->kernels[i].name);
     }
     free(cp->kernels);
+    for (size_t k = 0; k < cp->noffsets; k++)
+        free(cp->offset_counter[k]);
+    free(cp->offset_counter);
+    free(cp->offset);
     free(cp->error);
     memset(cp, 0, sizeof(*cp));
 }

@@ -10,8 +10,11 @@
  * graph_launches_unprofiled, ranges_unmatched, ranges_dropped, error (the
  * first one), and kernels_without_counters: [{kernel, launches, profiled,
  * <reason>: count, ...}] (every other numeric key is a reason: profiler_failed,
- * graph_launches, captured, no_range, ...). A file that is not JSON or not an
- * object is reported and skipped (never fatal: the counters are elsewhere).
+ * graph_launches, captured, no_range, ...), and range_offset.contexts[].offset
+ * ({counter: value}: what a user range counted of its own, taken out of each
+ * launch's values; the largest over contexts and files is kept). A file that
+ * is not JSON or not an object is reported and skipped (never fatal: the
+ * counters are elsewhere).
  */
 #ifndef BR_READ_CUPTIJSON_H
 #define BR_READ_CUPTIJSON_H
@@ -38,6 +41,9 @@ struct cj_pass {
     char *error;            /* the first file's first error, or NULL */
     size_t nkernels;
     struct cj_kernel *kernels;   /* merged by name, in first-seen order */
+    size_t noffsets;             /* range offsets per launch, by counter */
+    char **offset_counter;
+    double *offset;              /* [noffsets], finite and >= 0 */
 };
 
 /* Reads every *_cupti.json under dir (4 levels). Returns the number of files
@@ -47,6 +53,8 @@ int cj_read_pass(struct cj_pass *cp, const char *dir);
  * object (nothing added). */
 int cj_add_text(struct cj_pass *cp, const char *name, const char *text, size_t len);
 void cj_release(struct cj_pass *cp);
+/* The range offset per launch of a counter (0: none). */
+double cj_offset(const struct cj_pass *cp, const char *counter);
 /* Launches without counters in all (the top-level counts). */
 uint64_t cj_lost(const struct cj_pass *cp);
 /* "pass P: the collector could not profile N launch(es): ...; kernels

@@ -10,7 +10,13 @@
  * absolute and in % of the value; 0 when every launch of the kernel was
  * profiled, empty when unknown), estimator: "all" (every launch profiled),
  * "launches" (stratified mean per launch) or "time" (ratio to the traced
- * time: elapsed-cycle and duration counters), read/extrapolate.h. */
+ * time: elapsed-cycle and duration counters), read/extrapolate.h;
+ * offset_bound: launches × the range offset the collector took out of each
+ * profiled launch (NVIDIA user ranges, rp_pass.coffset), 0 elsewhere. A
+ * user range holds a launch's own traffic outside its kernel, which the
+ * offset cannot see and auto ranges (full collection) do not count: on the
+ * H200 0.26-0.65 × the offset per launch (docs/validation.md §17). So the
+ * full-collection total lies within value ± (ci95_half + offset_bound). */
 #include "write/analysis.h"
 
 #include "read/extrapolate.h"
@@ -62,8 +68,9 @@ static void sample_row(FILE *fp, const struct mx_result *res, uint32_t r, const 
 {
     uint32_t k = res->kid[r];
     size_t at = (size_t)k * ps->ncounters + c;
-    char b[3][32];
+    char b[4][32];
     double half = ps->cvar ? xp_half_width(ps->cvar[at], ps->cdf[at]) : 0;
+    double bound = ps->coffset ? (double)ps->launches[k] * ps->coffset[c] : 0;
     double v = ps->csum[at];
     wr_csv_field(fp, ps->name);
     fputc(',', fp);
@@ -75,9 +82,9 @@ static void sample_row(FILE *fp, const struct mx_result *res, uint32_t r, const 
     fprintf(fp, ",%llu,%llu,", (unsigned long long)ps->launches[k],
             (unsigned long long)profiled(ps, k));
     wr_csv_field(fp, ps->counters[c]);
-    fprintf(fp, ",%s,%s,%s,%s\n", num(v, b[0]), num(half, b[1]),
+    fprintf(fp, ",%s,%s,%s,%s,%s\n", num(v, b[0]), num(half, b[1]),
             num(v != 0 ? 100 * half / fabs(v) : NAN, b[2]),
-            estimator(ps, k, ps->counters[c]));
+            estimator(ps, k, ps->counters[c]), num(bound, b[3]));
 }
 
 int wr_sampling_csv(const struct mx_result *res, const struct rp_run *run, const char *path)
@@ -86,7 +93,7 @@ int wr_sampling_csv(const struct mx_result *res, const struct rp_run *run, const
     if (fs_atomic_open(&a, path) < 0)
         return -1;
     fputs("pass,launches_mode,kernel,kernel_full_name,launches,profiled,counter,value,ci95_half,"
-          "ci95_pct,estimator\n", a.fp);
+          "ci95_pct,estimator,offset_bound\n", a.fp);
     for (uint32_t p = 0; p < run->npasses; p++) {
         const struct rp_pass *ps = &run->passes[p];
         for (uint32_t i = 0; ps->present && i < res->nk; i++) {

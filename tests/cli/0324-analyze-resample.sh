@@ -60,6 +60,33 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 sys.exit(0 if rows and all(r["estimator"] in ("launches", "all") for r in rows) else 1)
 PY
 
+# a user-range pass's range offset (its *_cupti.json): offset_bound is the
+# kernel's launches x the offset, for that pass's counter only; the sampling
+# interval is unchanged
+first=$(ls -d "$d"/cupti/*/ | while read -r p; do ls "$p"/*_counter_collection.csv >/dev/null 2>&1 && { basename "$p"; break; }; done)
+ctr=$(python3 -c 'import csv,sys; print(next(r["counter"] for r in csv.DictReader(open(sys.argv[1])) if r["pass"] == sys.argv[2]))' \
+    "$d/cupti_rs/launch_sampling.csv" "$first")
+printf '{"tool": "libbenchrun-cupti", "range_offset": {"empty_ranges": 3, "contexts": [{"offset": {"%s": 1000.5, "other.sum": 7}}]}}\n' \
+    "$ctr" >"$d/cupti/$first/${first}_1_cupti.json"
+expect_exit 0 "CUPTI layout with a range offset: analyze --resample" -- \
+    "$BENCHRUN" analyze "$d/cupti" --resample sampled -o "$d/cupti_off"
+python3 - "$d/cupti_rs/launch_sampling.csv" "$d/cupti_off/launch_sampling.csv" "$first" "$ctr" <<'PY' \
+    && pass "offset_bound: launches x the range offset, that pass and counter only" \
+    || fail "offset_bound"
+import csv, sys
+base, off = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+npass, ctr = sys.argv[3], sys.argv[4]
+assert len(base) == len(off) and base
+hit = 0
+for b, o in zip(base, off):
+    assert b["ci95_half"] == o["ci95_half"] and b["value"] == o["value"], (b, o)
+    assert float(b["offset_bound"]) == 0
+    want = int(o["launches"]) * 1000.5 if (o["pass"], o["counter"]) == (npass, ctr) else 0
+    assert float(o["offset_bound"]) == want, (o, want)
+    hit += want > 0
+assert hit > 0
+PY
+
 # a sampled run stays as it was sampled
 expect_exit 0 "a sampled run with --resample" -- \
     "$BENCHRUN" analyze "$T/kernel/sampled" --resample 10:5:1:9 -o "$T/kept"

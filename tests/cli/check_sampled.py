@@ -14,8 +14,9 @@ FULL_PMC_DIR alone). The true total of every
 is split off by column counts, as rocprofv3's own csv.hpp writes it), never
 by benchrun. Checks every row of each SAMPLED/analysis/launch_sampling.csv
 (several sampled runs: the same run sampled with different plan seeds):
-  - the stated 95 % intervals cover the true totals in at least the
-    fraction --min-coverage of the rows (default 1: every one);
+  - the stated 95 % intervals (ci95_half, plus offset_bound where the
+    pass took a CUPTI user range's offset out) cover the true totals in at
+    least the fraction --min-coverage of the rows (default 1: every one);
   - estimator "all" (every launch profiled) and "time" (elapsed-cycle
     counters: the generator's counts are proportional to duration) are exact
     (relative 1e-9);
@@ -26,7 +27,8 @@ deterministic counts) are checked, none is expected exact, the interval
 must cover the full value up to 1e-6 (the same count in another run), and
 each (pass, counter) total over the kernels is printed as a TOTAL line,
 every counter's, with its interval (the kernels' half-widths in quadrature)
-and whether it covers the full value ("checked" marks those asserted on).
+(the offset bounds added) and whether it covers the full value ("checked"
+marks those asserted on).
 Prints the coverage, the largest relative error and interval; exit 1 on
 any failure.
 
@@ -112,6 +114,7 @@ def main():
         return runs(args[1], args[2], only)
     full, sampled_dirs = args[0], args[1:]
     tot_est, tot_true, tot_var = defaultdict(float), defaultdict(float), defaultdict(float)
+    tot_bound = defaultdict(float)
     true = totals(full)
     bad, missed, n, worst, widest = [], [], 0, 0.0, 0.0
     for sampled in sampled_dirs:
@@ -129,9 +132,13 @@ def main():
             tot_true[key[0], key[2]] += t
             h = float(r["ci95_half"]) if r["ci95_half"] else 0.0
             tot_var[key[0], key[2]] += h * h if h == h else 0.0
+            # the range offset's bound (NVIDIA user ranges), added to the
+            # interval: a bound, not a random error, so linearly
+            bound = float(r.get("offset_bound") or 0)
+            tot_bound[key[0], key[2]] += bound
             if only and not only.search(r["counter"]):
                 continue
-            half = float(r["ci95_half"]) if r["ci95_half"] else float("nan")
+            half = (float(r["ci95_half"]) if r["ci95_half"] else float("nan")) + bound
             rel = abs(est - t) / abs(t) if t else abs(est)
             n += 1
             worst = max(worst, rel)
@@ -154,7 +161,8 @@ def main():
     if separate:
         for (p, c), e in sorted(tot_est.items()):
             t = tot_true[p, c]
-            half = tot_var[p, c] ** 0.5   # the kernels' 95 % half-widths in quadrature
+            # the kernels' 95 % half-widths in quadrature, their offset bounds added
+            half = tot_var[p, c] ** 0.5 + tot_bound[p, c]
             print("TOTAL %s %s sampled %.6g all %.6g (%+.3f %%, interval +-%.3f %%, %s)%s"
                   % (p, c, e, t, 100 * (e - t) / t if t else 0, 100 * half / t if t else 0,
                      "covers" if abs(e - t) <= half + 1e-6 * abs(t) else "misses",

@@ -62,6 +62,40 @@ static void test_sum_and_describe(void **state)
     cj_release(&cp);
 }
 
+/* range_offset as the library writes it (rangeprof.c, two contexts in one
+ * file, a second file): the largest per counter; null, negative, string and
+ * missing offsets are none. */
+static void test_offsets(void **state)
+{
+    (void)state;
+    static const char one[] =
+        "{\"range_offset\": {\"empty_ranges\": 3, \"contexts\": ["
+        "{\"pushed\": 3, \"decoded\": 3, \"offset\": {\"lts__t_bytes.sum\": 36512,"
+        " \"smsp__inst_executed.sum\": 0, \"dram__bytes_read.sum\": -1}},"
+        "{\"pushed\": 3, \"decoded\": 2, \"offset\": {\"lts__t_bytes.sum\": 40192,"
+        " \"dram__bytes_read.sum\": \"256\"}},"
+        "{\"pushed\": 3, \"decoded\": 0, \"offset\": {}}, 7]}}";
+    static const char two[] =
+        "{\"range_offset\": {\"empty_ranges\": 3, \"contexts\": [{\"offset\": "
+        "{\"lts__t_bytes.sum\": 38000, \"dram__bytes_read.sum\": 256.5}}]}}";
+    static const char none[] = "{\"range_offset\": null}";
+    struct cj_pass cp;
+    memset(&cp, 0, sizeof(cp));
+    assert_int_equal(cj_add_text(&cp, "a", none, strlen(none)), 0);
+    assert_int_equal(cp.noffsets, 0);
+    assert_int_equal(cj_add_text(&cp, "b", one, strlen(one)), 0);
+    assert_int_equal(cj_add_text(&cp, "c", two, strlen(two)), 0);
+    assert_int_equal(cp.noffsets, 3);
+    assert_true(cj_offset(&cp, "lts__t_bytes.sum") == 40192);
+    assert_true(cj_offset(&cp, "smsp__inst_executed.sum") == 0);
+    assert_true(cj_offset(&cp, "dram__bytes_read.sum") == 256.5);
+    assert_true(cj_offset(&cp, "sm__cycles_elapsed.sum") == 0);
+    char *m = cj_describe(&cp, "02");   /* an offset is no missing launch */
+    assert_null(m);
+    cj_release(&cp);
+    assert_int_equal(cp.noffsets, 0);
+}
+
 /* Nothing missing, or an older file without the fields: no message. */
 static void test_nothing(void **state)
 {
@@ -106,6 +140,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum_and_describe),
+        cmocka_unit_test(test_offsets),
         cmocka_unit_test(test_nothing),
         cmocka_unit_test(test_read_pass),
     };
