@@ -163,10 +163,11 @@ def main():
             t = tot_true[p, c]
             # the kernels' 95 % half-widths in quadrature, their offset bounds added
             half = tot_var[p, c] ** 0.5 + tot_bound[p, c]
-            print("TOTAL %s %s sampled %.6g all %.6g (%+.3f %%, interval +-%.3f %%, %s)%s"
+            print("TOTAL %s %s sampled %.6g all %.6g (%+.3f %%, interval +-%.3f %%, %s)%s%s"
                   % (p, c, e, t, 100 * (e - t) / t if t else 0, 100 * half / t if t else 0,
                      "covers" if abs(e - t) <= half + 1e-6 * abs(t) else "misses",
-                     " checked" if not only or only.search(c) else ""))
+                     " checked" if not only or only.search(c) else "",
+                     " offset_bound %.3f %%" % (100 * tot_bound[p, c] / t) if t and tot_bound[p, c] else ""))
     print("%d estimates in %d run(s), %d failures, coverage %.2f %%, largest error %.3f %%, "
           "widest interval %.3f %%" % (n, len(sampled_dirs), len(bad), 100 * cov, 100 * worst,
                                       widest))

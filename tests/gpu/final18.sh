@@ -250,19 +250,26 @@ if want seeds; then
     done
     python3 - "$O" >>"$T" 2>&1 <<'PY'
 import glob, re, statistics, sys
-pat = re.compile(r"^\s*TOTAL (\S+) (\S+) sampled \S+ all (\S+) \(([+-]?[\d.]+) %, interval \+-([\d.]+) %, (covers|misses)\)")
+pat = re.compile(r"^\s*TOTAL (\S+) (\S+) sampled \S+ all (\S+) \(([+-]?[\d.]+) %, interval \+-([\d.]+) %, (covers|misses)\)"
+                 r"(?:.*offset_bound ([\d.]+) %)?")
 per = {}
 files = sorted(glob.glob(sys.argv[1] + "/axseed.s*.accuracy"))
 for f in files:
     for line in open(f):
         m = pat.match(line)
         if m and float(m.group(3)) != 0:
-            per.setdefault((m.group(1), m.group(2)), []).append((float(m.group(4)), float(m.group(5)), m.group(6) == "covers"))
+            per.setdefault((m.group(1), m.group(2)), []).append((float(m.group(4)), float(m.group(5)), m.group(6) == "covers",
+                                                                 float(m.group(7) or 0)))
 print("seeds: axpy 2,001 launches, %d sampled runs against one --launches all run (same call)" % len(files))
-print("  %-16s %-52s %5s %8s %8s %8s" % ("pass", "counter", "cover", "mean%", "mean|%|", "ci95%"))
+# cover: inside the interval with the offset bound; "sampling": inside the 95 %
+# sampling interval alone (the interval less the bound)
+print("  %-16s %-52s %5s %8s %8s %8s %8s %8s" % ("pass", "counter", "cover", "sampling", "mean%", "mean|%|",
+                                                "ci95%", "bound%"))
 for (p, c), v in sorted(per.items()):
-    print("  %-16s %-52s %2d/%-2d %+8.3f %8.3f %8.3f" % (p, c, sum(x[2] for x in v), len(v),
-          statistics.mean(x[0] for x in v), statistics.mean(abs(x[0]) for x in v), statistics.mean(x[1] for x in v)))
+    print("  %-16s %-52s %2d/%-2d %5d/%-2d %+8.3f %8.3f %8.3f %8.3f" % (p, c, sum(x[2] for x in v), len(v),
+          sum(abs(x[0]) <= x[1] - x[3] + 1e-4 for x in v), len(v),
+          statistics.mean(x[0] for x in v), statistics.mean(abs(x[0]) for x in v), statistics.mean(x[1] for x in v),
+          statistics.mean(x[3] for x in v)))
 PY
 fi
 if want axpy; then
