@@ -91,6 +91,7 @@ struct brc_rp_ctx {
     /* user ranges: what a range counts of its own (trace/rangeoffset.h) */
     unsigned empty_pushed, empty_decoded, warmups_pushed, warmups_decoded;
     double *empty_vals;        /* empty_decoded rows of nmetrics values */
+    unsigned own_in_image;     /* warm-up and empty ranges in the image being filled */
     double *offset;            /* per counter (NaN: none); set once every empty range is decoded */
     size_t offset_counters;    /* counters given an offset */
     uint64_t offset_ranges;    /* launch ranges the offset was taken out of */
@@ -294,8 +295,8 @@ size_t brc_rp_image_ranges(void)
      * reported up to twice the pushes (31 for 16, on the H200), and the
      * profiler's start took longer the larger the image (H200, axpy: ~90 ms
      * at 128 ranges, ~230 ms at 320). */
-    if (rpt_user_ranges(brc_cfg.toggle))
-        return 2 * brc_cfg.max_ranges + 8;
+    if (rpt_user_ranges(brc_cfg.toggle))   /* the launches' and the library's own (arm) */
+        return 2 * (brc_cfg.max_ranges + 1 + brc_cfg.empty_ranges) + 8;
     return 2 * brc_cfg.max_ranges + 64;
 }
 
@@ -619,6 +620,7 @@ static int push_offset_ranges(struct brc_rp_ctx *c, unsigned *steps)
     *steps = push;
     BRC_PHASE("pushing the warm-up and empty ranges (what a user range counts of its own)");
     unsigned n = 1 + (c->empty_pushed ? 0 : brc_cfg.empty_ranges);
+    c->own_in_image = n;   /* a start begins an image: they are its first ranges */
     for (unsigned i = 0; i < n; i++) {
         bool warmup = i == 0;
         char name[48];
@@ -684,8 +686,11 @@ int brc_rp_arm(struct brc_rp_ctx *c, bool graph, uint64_t dispatch, const char *
             return -1;
         }
     }
-    /* An auto-range graph launch runs an unknown number of kernels: leave it half an image. */
-    size_t limit = graph && !rpt_user_ranges(c->st.mode) ? brc_cfg.max_ranges / 2 : brc_cfg.max_ranges;
+    /* An auto-range graph launch runs an unknown number of kernels: leave it
+     * half an image. The library's own ranges do not take launches' places
+     * (one more image per pass cost a start, a stop and a decode). */
+    size_t limit = graph && !rpt_user_ranges(c->st.mode) ? brc_cfg.max_ranges / 2
+                                                         : brc_cfg.max_ranges + c->own_in_image;
     unsigned steps = rpt_profiled(&c->st, limit);
     if (steps & RPT_BUSY) {
         rp.stats.busy++;
