@@ -503,7 +503,10 @@ void archdoc_header(struct strbuf *out)
         "there `eff_clock_MHz` and `clock_MHz_{pass}` are empty and the clock comes from\n"
         "the power run or `--clock-mhz`. What a user range counts of its own (measured on\n"
         "empty ranges at the pass's start: ~40 KB of `lts__t_bytes` on the H200) is taken\n"
-        "out of every launch's values (`range_offset` in the pass's `*_cupti.json`).\n"
+        "out of every launch's values (`range_offset` in the pass's `*_cupti.json`); what\n"
+        "it cannot see, a launch's own traffic outside its kernel (0.26-0.65 x the offset\n"
+        "on the H200), is bounded by launch_sampling.csv's `offset_bound` (launches x\n"
+        "offset): the full-collection total lies within value +- (ci95_half + offset_bound).\n"
         "`benchrun analyze --resample PLAN` reads a run\n"
         "with every launch profiled through the same scaling, from the plan's launches\n"
         "only: the estimates a sampled pass would give, beside the run's own totals.\n\n");

@@ -18,8 +18,13 @@
  * median, counter by counter, from every launch's range. Only from counters
  * that add up work (".sum" rollups, not the elapsed ones: a user range does
  * not write those, rptoggle.h); a value below its offset becomes 0 and is
- * counted. The empty ranges saw ~1,150-1,350 of the ~1,750 sectors: the
- * rest, ~130-590 sectors (up to 0.1 % of axpy's L2 bytes), stays in each range.
+ * counted. The empty ranges saw ~1,150-1,350 of the ~1,750 sectors. The
+ * rest, ~600-750 sectors on axpy at 1M floats and at 32 alike, is the
+ * launch's own traffic outside its kernel, per launch: ranges around one and
+ * two launches of a do-nothing kernel held 1,437 and 1,737 sectors against
+ * 1,141 empty (docs/validation.md §17), so no range of the library's own
+ * measures an application kernel's share. The reader bounds it by the
+ * offset (launch_sampling.csv's offset_bound, read/cuptijson.h).
  * Pure arithmetic, no allocation; tests/unit/test_rangeoffset.c.
  */
 #ifndef BR_TRACE_RANGEOFFSET_H
