@@ -148,7 +148,7 @@ static void collector_notes(struct an_state *s)
             if (msg)
                 mx_warn(&s->res, "%s", msg);
             free(msg);
-            if (ps->sampled && cj.noffsets && ps->ncounters) {
+            if (ps->sampled && cj.offset_counters.n && ps->ncounters) {
                 ps->coffset = xcalloc(ps->ncounters, sizeof(double));
                 for (uint32_t c = 0; c < ps->ncounters; c++)
                     ps->coffset[c] = cj_offset(&cj, ps->counters[c]);

@@ -75,19 +75,14 @@ static void add_offsets(struct cj_pass *cp, json_t *ro)
         json_t *v;
         json_object_foreach(json_object_get(ctx, "offset"), key, v) {
             double x = json_is_number(v) ? json_number_value(v) : NAN;
-            if (!(x >= 0) || !isfinite(x))
+            if (!isfinite(x) || x < 0)
                 continue;
-            size_t k = 0;
-            while (k < cp->noffsets && strcmp(cp->offset_counter[k], key))
-                k++;
-            if (k == cp->noffsets) {
-                cp->offset_counter = xrealloc(cp->offset_counter, (k + 1) * sizeof(char *));
-                cp->offset = xrealloc(cp->offset, (k + 1) * sizeof(double));
-                cp->offset_counter[k] = xstrdup(key);
-                cp->offset[k] = x;
-                cp->noffsets++;
-            } else if (x > cp->offset[k]) {
-                cp->offset[k] = x;
+            uint32_t n = cp->offset_counters.n, id = intern_add(&cp->offset_counters, key, strlen(key));
+            if (id == n) {
+                cp->offset = xrealloc(cp->offset, (n + 1) * sizeof(double));
+                cp->offset[id] = x;
+            } else if (x > cp->offset[id]) {
+                cp->offset[id] = x;
             }
         }
     }
@@ -95,10 +90,8 @@ static void add_offsets(struct cj_pass *cp, json_t *ro)
 
 double cj_offset(const struct cj_pass *cp, const char *counter)
 {
-    for (size_t k = 0; k < cp->noffsets; k++)
-        if (!strcmp(cp->offset_counter[k], counter))
-            return cp->offset[k];
-    return 0;
+    uint32_t id = intern_find(&cp->offset_counters, counter, strlen(counter));
+    return id == UINT32_MAX ? 0 : cp->offset[id];
 }
 
 static void add_object(struct cj_pass *cp, json_t *o)
@@ -171,9 +164,7 @@ void cj_release(struct cj_pass *cp)
         free(cp->kernels[i].name);
     }
     free(cp->kernels);
-    for (size_t k = 0; k < cp->noffsets; k++)
-        free(cp->offset_counter[k]);
-    free(cp->offset_counter);
+    intern_release(&cp->offset_counters);
     free(cp->offset);
     free(cp->error);
     memset(cp, 0, sizeof(*cp));

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/intern.h"
+
 struct cj_reason {
     char *key;              /* e.g. "profiler_failed" */
     uint64_t n;
@@ -41,9 +43,8 @@ struct cj_pass {
     char *error;            /* the first file's first error, or NULL */
     size_t nkernels;
     struct cj_kernel *kernels;   /* merged by name, in first-seen order */
-    size_t noffsets;             /* range offsets per launch, by counter */
-    char **offset_counter;
-    double *offset;              /* [noffsets], finite and >= 0 */
+    struct intern offset_counters;   /* counters with a range offset (zeroed: none) */
+    double *offset;              /* [id] per launch, finite and >= 0 */
 };
 
 /* Reads every *_cupti.json under dir (4 levels). Returns the number of files

@@ -12,7 +12,8 @@
 #   user.s.q, full.s.q    the same sampled pair at a quarter of the size
 #   *.raw                 the same under user ranges without the empty ranges'
 #                         offset taken out (BENCHRUN_CUPTI_EMPTY_RANGES=0)
-# ASYNC=1 adds async.s, QUARTER=1 the quarter-size runs.
+# ASYNC=1 adds async.s, QUARTER=1 the quarter-size runs; N sets the floats
+# (N=32: one block), CANDIDATES the counter sets tried (one a line).
 # Known answers per launch (tests/gpu/axpy.cu, one float read of x and y and
 # one write of y per thread): TEX read sectors 2N*4/32, TEX write sectors N*4/32.
 # Prints, per run and counter, the mean per profiled launch (the launches every
@@ -102,7 +103,7 @@ fi
 under full.all2 full "" "$N"
 
 python3 - "$RUNS" "$R" >>"$T" 2>&1 <<'PY'
-import csv, glob, json, os, statistics, sys
+import csv, glob, json, os, re, statistics, sys
 runs_tsv, rdir = sys.argv[1:3]
 runs = [l.rstrip("\n").split("\t") for l in open(runs_tsv) if l.strip()]
 SHORT = {"lts__t_bytes.sum": "bytes/32", "lts__t_sectors_srcunit_tex.sum": "tex",
@@ -200,7 +201,6 @@ if "full.all" in loaded:
         print("  %-10s %s" % (nm, "   ".join(cells)))
 
 # the library's own ranges, from the debug logs: "range i/slot ... v0=<lts__t_bytes> <name>"
-import re
 print("own ranges' L2 sectors (lts__t_bytes.sum/32, debug log; n, mean, sd, min, max):")
 for nm in present(["user.s", "user.all"]):
     own = {}

@@ -82,10 +82,10 @@ static void test_offsets(void **state)
     struct cj_pass cp;
     memset(&cp, 0, sizeof(cp));
     assert_int_equal(cj_add_text(&cp, "a", none, strlen(none)), 0);
-    assert_int_equal(cp.noffsets, 0);
+    assert_int_equal(cp.offset_counters.n, 0);
     assert_int_equal(cj_add_text(&cp, "b", one, strlen(one)), 0);
     assert_int_equal(cj_add_text(&cp, "c", two, strlen(two)), 0);
-    assert_int_equal(cp.noffsets, 3);
+    assert_int_equal(cp.offset_counters.n, 3);
     assert_true(cj_offset(&cp, "lts__t_bytes.sum") == 40192);
     assert_true(cj_offset(&cp, "smsp__inst_executed.sum") == 0);
     assert_true(cj_offset(&cp, "dram__bytes_read.sum") == 256.5);
@@ -93,7 +93,7 @@ static void test_offsets(void **state)
     char *m = cj_describe(&cp, "02");   /* an offset is no missing launch */
     assert_null(m);
     cj_release(&cp);
-    assert_int_equal(cp.noffsets, 0);
+    assert_int_equal(cp.offset_counters.n, 0);
 }
 
 /* Nothing missing, or an older file without the fields: no message. */
